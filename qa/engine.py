@@ -1,0 +1,135 @@
+"""The engine: one object that owns the settings, embedder, index, retriever and answerer."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+
+from .answer import Answer, Answerer
+from .articles import ARTICLE_SUFFIXES, article_from_bytes, load_articles
+from .build import BuildReport, build_index
+from .config import Config
+from .embed import Embedder, get_embedder
+from .errors import ArticleError, IndexProblem
+from .index import Index, index_settings, load_index, stale_reason
+from .passage import Passage
+from .retrieve import Mode, Retriever, clean_question
+
+log = logging.getLogger(__name__)
+
+MAX_UPLOAD_BYTES = 1_000_000
+
+
+class QA:
+    """Question answering over the articles in ``config.seeds_dir``."""
+
+    def __init__(self, config: Config | None = None, embedder: Embedder | None = None) -> None:
+        self.config = config or Config.from_env()
+        self._embedder = embedder
+        self._index: Index | None = None
+        self._lock = threading.RLock()
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, loaded on first use."""
+        if self._embedder is None:
+            self._embedder = get_embedder(self.config.model)
+        return self._embedder
+
+    def build(self, force: bool = False, progress: bool = False) -> BuildReport:
+        """Bring the index up to date with the articles, embedding only what changed."""
+        with self._lock:
+            report = build_index(
+                self.config.index_dir, load_articles(self.config.seeds_dir), self.embedder,
+                self.config.chunk_size, self.config.chunk_overlap, force=force, progress=progress,
+            )
+            self._index = None
+            self.__dict__.pop("answerer", None)
+            return report
+
+    @property
+    def index(self) -> Index:
+        """The loaded index, built or updated first when it is missing or stale."""
+        with self._lock:
+            if self._index is None:
+                self._index = self._open()
+            return self._index
+
+    def _open(self) -> Index:
+        settings = index_settings(self.embedder, self.config.chunk_size, self.config.chunk_overlap)
+        try:
+            index = load_index(self.config.index_dir)
+        except IndexProblem as exc:
+            log.warning("%s; building it now", exc)
+            self.build(force=True)
+            return load_index(self.config.index_dir)
+        articles = load_articles(self.config.seeds_dir)
+        if reason := stale_reason(index.meta, settings, articles):
+            log.warning("index is out of date (%s); updating it", reason)
+            self.build()
+            return load_index(self.config.index_dir)
+        return index
+
+    @cached_property
+    def answerer(self) -> Answerer:
+        """The answerer over the current index."""
+        retriever = Retriever(self.index, self.embedder, self.config.fusion_depth, self.config.rrf_k)
+        return Answerer(retriever, self.config.min_evidence, self.config.k)
+
+    def retrieve(self, question: str, k: int | None = None, mode: Mode = "hybrid") -> list[Passage]:
+        """The k passages that best match the question, each with source, offsets and score."""
+        question = clean_question(question, self.config.max_question_chars)
+        return self.answerer.retriever.search(question, k or self.config.k, mode)
+
+    def answer(self, question: str, history: Sequence[object] | None = None,
+               mode: Mode = "hybrid") -> Answer:
+        """A cited answer, or answered=False when the articles don't cover the question."""
+        return self.answerer.answer(clean_question(question, self.config.max_question_chars),
+                                    history, mode)
+
+    def add_article(self, name: str, data: bytes) -> BuildReport:
+        """Save an uploaded article into the articles folder and index it incrementally."""
+        filename = Path(name).name
+        if Path(filename).suffix.lower() not in ARTICLE_SUFFIXES:
+            raise ArticleError(f"{filename}: only .txt and .md articles can be added")
+        if len(data) > MAX_UPLOAD_BYTES:
+            raise ArticleError(f"{filename}: {len(data):,} bytes is over the 1 MB limit")
+        if article_from_bytes(filename, data) is None:
+            raise ArticleError(f"{filename}: the file is empty; add some text")
+        target = self.config.seeds_dir / filename
+        if target.exists():
+            raise ArticleError(f"{filename}: an article with this name already exists; rename it")
+        with self._lock:
+            self.config.seeds_dir.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            try:
+                return self.build()
+            except Exception:
+                target.unlink(missing_ok=True)
+                raise
+
+
+_default: QA | None = None
+_default_lock = threading.Lock()
+
+
+def default_qa() -> QA:
+    """The process-wide engine, configured from ``QA_*`` variables."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = QA()
+        return _default
+
+
+def retrieve(question: str, k: int = 5, mode: Mode = "hybrid") -> list[Passage]:
+    """The k passages of the articles that best match the question."""
+    return default_qa().retrieve(question, k, mode)
+
+
+def answer(question: str, history: Sequence[object] | None = None) -> Answer:
+    """A short cited answer to the question, or an honest "the articles don't cover this"."""
+    return default_qa().answer(question, history)

@@ -1,0 +1,53 @@
+"""Follow-up questions: rewrite a question that leans on earlier turns into a standalone one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .lexical import tokenize
+
+_PERSON = re.compile(r"\b(he|she|him|her|his|hers)\b", re.IGNORECASE)
+_OTHER = re.compile(r"\b(it|its|they|them|their|this|that|these|those|there|then)\b", re.IGNORECASE)
+_ELLIPTIC = re.compile(r"^\s*(and|what about|how about|also|so|but)\b", re.IGNORECASE)
+
+
+def _turn(item: object) -> tuple[str, str, str | None]:
+    """(question, resolved question, short answer) of one history item."""
+    question, answer = item  # type: ignore[misc]
+    if isinstance(answer, str) or answer is None:
+        return str(question), str(question), None
+    query = getattr(answer, "query", "") or str(question)
+    short = getattr(answer, "short", None) if getattr(answer, "answered", True) else None
+    return str(question), query, short
+
+
+def needs_context(question: str) -> bool:
+    """True when a question points back at earlier turns (a pronoun, or an elliptic opener)."""
+    return bool(
+        _PERSON.search(question)
+        or _OTHER.search(question)
+        or _ELLIPTIC.search(question)
+        or len(tokenize(question)) <= 1
+    )
+
+
+def resolve(question: str, history: Sequence[object] | None) -> str:
+    """The question made standalone using the last turn; unchanged when it needs no context."""
+    if not history or not needs_context(question):
+        return question
+    _prev_question, prev_query, prev_short = _turn(history[-1])
+    # A personal pronoun most likely means the person the last answer named.
+    if prev_short and prev_short[:1].isupper() and _PERSON.search(question):
+        return _PERSON.sub(lambda m: _possessive(m.group(1), prev_short), question, count=1)
+    new_terms = set(tokenize(question))
+    context = " ".join(t for t in re.findall(r"\S+", prev_query) if not set(tokenize(t)) <= new_terms
+                       or not tokenize(t))
+    if prev_short:
+        context = f"{context} {prev_short}"
+    return f"{question} ({context.strip()})"
+
+
+def _possessive(pronoun: str, name: str) -> str:
+    """The name in the pronoun's grammatical role ("his" -> "Shaheen's")."""
+    return f"{name}'s" if pronoun.lower() in {"his", "hers"} else name

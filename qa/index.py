@@ -1,0 +1,148 @@
+"""The index folder: FAISS + BM25 + sentence vectors + meta.json, swapped in atomically."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .articles import Article
+from .chunk import Chunk
+from .embed import Embedder
+from .errors import IndexProblem
+from .lexical import BM25Index, TermWeights
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+CURRENT = "CURRENT"
+
+
+@dataclass
+class Index:
+    """A loaded index: articles, chunks with vectors and BM25, sentences with vectors."""
+
+    path: Path
+    meta: dict
+    articles: dict[str, Article]
+    chunks: list[Chunk]
+    dense: object  # a faiss.Index over chunk vectors
+    bm25: BM25Index
+    terms: TermWeights
+    sent_sources: list[str]
+    sent_spans: np.ndarray  # (n, 2) int64 start, end
+    sent_vectors: np.ndarray  # (n, dim) float32
+    _chunk_sentences: list[tuple[int, int]] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        # Sentences are stored sorted by (article, start); a chunk's are a contiguous run.
+        keys = [(s, int(a)) for s, a in zip(self.sent_sources, self.sent_spans[:, 0], strict=True)]
+        ends = [(s, int(b)) for s, b in zip(self.sent_sources, self.sent_spans[:, 1], strict=True)]
+        self._chunk_sentences = [
+            (bisect.bisect_right(ends, (c.source, c.start)), bisect.bisect_left(keys, (c.source, c.end)))
+            for c in self.chunks
+        ]
+
+    def chunk_sentences(self, chunk_id: int) -> range:
+        """Indices of the sentences that overlap a chunk."""
+        return range(*self._chunk_sentences[chunk_id])
+
+    def sentence_text(self, i: int) -> str:
+        """The exact text of sentence i."""
+        start, end = self.sent_spans[i]
+        return self.articles[self.sent_sources[i]].text[start:end]
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "meta.json")
+
+
+def current_path(index_dir: Path) -> Path | None:
+    """The folder of the index in use, or None when there is none."""
+    link = index_dir / CURRENT
+    return (index_dir / os.readlink(link)) if link.is_symlink() else None
+
+
+def load_index(index_dir: Path, verify: bool = True) -> Index:
+    """Load the current index, checking every file against the hashes in meta.json."""
+    import faiss
+
+    path = current_path(index_dir)
+    if path is None or not (path / "meta.json").is_file():
+        raise IndexProblem(f"no index in {index_dir}/: run `qa build`")
+    fix = f"run `qa build --force` to rebuild {index_dir}/"
+    try:
+        meta = json.loads((path / "meta.json").read_text("utf-8"))
+        if meta.get("format") != FORMAT:
+            raise IndexProblem(f"index format {meta.get('format')} is not {FORMAT}: {fix}")
+        if verify:
+            for rel, digest in meta["files"].items():
+                file = path / rel
+                if not file.is_file() or _sha256(file) != digest:
+                    raise IndexProblem(f"index file {rel} is missing or corrupt: {fix}")
+        articles = {
+            a["source"]: Article(**a)
+            for a in json.loads((path / "articles.json").read_text("utf-8"))
+        }
+        chunks = [
+            Chunk(s, a, b, articles[s].text[a:b])
+            for s, a, b in json.loads((path / "chunks.json").read_text("utf-8"))
+        ]
+        sentences = json.loads((path / "sentences.json").read_text("utf-8"))
+        return Index(
+            path=path,
+            meta=meta,
+            articles=articles,
+            chunks=chunks,
+            dense=faiss.read_index(str(path / "dense.faiss")),
+            bm25=BM25Index.load(path / "bm25"),
+            terms=TermWeights.from_json((path / "terms.json").read_text("utf-8")),
+            sent_sources=[s for s, _, _ in sentences],
+            sent_spans=np.array([[a, b] for _, a, b in sentences], dtype=np.int64).reshape(-1, 2),
+            sent_vectors=np.load(path / "sentence_vectors.npy"),
+        )
+    except IndexProblem:
+        raise
+    except Exception as exc:  # any unreadable part means the same thing to the user
+        raise IndexProblem(f"index in {index_dir}/ is unreadable ({type(exc).__name__}): {fix}") from exc
+
+
+def stale_reason(meta: dict, settings: dict, articles: list[Article] | None = None) -> str | None:
+    """Why an index no longer matches the settings (or the articles, if given), or None."""
+    for key, value in settings.items():
+        if meta.get(key) != value:
+            return f"it was built with {key}={meta.get(key)!r}, now {value!r}"
+    if articles is None:
+        return None
+    built = meta.get("articles", {})
+    now = {a.source: a.sha256 for a in articles}
+    if built != now:
+        diff = sorted(set(built) ^ set(now)) + sorted(s for s in now if s in built and built[s] != now[s])
+        more = "…" if len(diff) > 3 else ""
+        return f"articles changed since it was built ({', '.join(diff[:3])}{more})"
+    return None
+
+
+def index_settings(embedder: Embedder, chunk_size: int, chunk_overlap: int) -> dict:
+    """The settings an index must have been built with to be reused."""
+    return {
+        "model": embedder.name,
+        "embedder": type(embedder).__name__,
+        "dim": embedder.dim,
+        "chunk_size": chunk_size,
+        "chunk_overlap": chunk_overlap,
+    }

@@ -1,0 +1,125 @@
+"""Lexical matching: one tokenizer for BM25 (bm25s) and for sentence-level term overlap."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import unicodedata
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+# bm25s logs every build at DEBUG through its own handler; keep the library quiet.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+_WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers herself him himself his how i if in into is it its itself
+    just me more most my myself no nor not now of off on once only or other our ours ourselves out
+    over own same she should so some such than that the their theirs them themselves then there
+    these they this those through to too under until up very was we were what when where which
+    while who whom why will with would you your yours yourself yourselves also said says say
+    according many much get got did does tell told""".split()
+)
+
+
+_POSSESSIVE = re.compile(r"['’]s\b")
+
+
+def _fold(text: str) -> str:
+    """Lower-case, drop possessive 's, strip accents so variant forms compare equal."""
+    text = unicodedata.normalize("NFKD", _POSSESSIVE.sub("", text.lower()))
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
+def stem(word: str) -> str:
+    """A light English suffix stripper: enough to match prisoner/prisoners, release/released."""
+    if word[0].isdigit() or len(word) <= 3:
+        return word.replace(",", "")
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: -len(suffix)] + keep
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """Content-word stems of text, in order; numbers keep their digits ("1,500" -> "1500")."""
+    return [stem(w) for w in _WORD.findall(_fold(text)) if w not in STOPWORDS]
+
+
+class BM25Index:
+    """BM25 over chunk texts (bm25s), saved to and loaded from a folder."""
+
+    def __init__(self, model: object) -> None:
+        self._model = model
+
+    @classmethod
+    def build(cls, texts: list[str]) -> BM25Index:
+        """Index texts (one per chunk)."""
+        import bm25s
+
+        model = bm25s.BM25()
+        model.index([tokenize(t) or ["\u2205"] for t in texts], show_progress=False)
+        return cls(model)
+
+    @classmethod
+    def load(cls, folder: Path) -> BM25Index:
+        """Load an index saved by save()."""
+        import bm25s
+
+        return cls(bm25s.BM25.load(str(folder), show_progress=False))
+
+    def save(self, folder: Path) -> None:
+        """Write the index files into folder."""
+        self._model.save(str(folder))  # type: ignore[attr-defined]
+
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 score of every chunk for the query (zeros when no term is known)."""
+        terms = [t for t in tokenize(query) if t in self._model.vocab_dict]  # type: ignore[attr-defined]
+        if not terms:
+            return np.zeros(self._model.scores["num_docs"], dtype=np.float32)  # type: ignore[attr-defined]
+        return np.asarray(self._model.get_scores(terms), dtype=np.float32)  # type: ignore[attr-defined]
+
+
+class TermWeights:
+    """Inverse document frequency of each stem over the indexed sentences."""
+
+    def __init__(self, idf: dict[str, float], default: float) -> None:
+        self.idf = idf
+        self.default = default
+
+    @classmethod
+    def build(cls, texts: list[str]) -> TermWeights:
+        """Count in how many texts each stem appears."""
+        df: Counter[str] = Counter()
+        for text in texts:
+            df.update(set(tokenize(text)))
+        n = max(len(texts), 1)
+        idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+        return cls(idf, math.log(1 + (n + 0.5) / 0.5))
+
+    def weight(self, term: str) -> float:
+        """The idf of a stem, the rarest-term value when unseen."""
+        return self.idf.get(term, self.default)
+
+    def coverage(self, query_terms: list[str], text_terms: set[str]) -> float:
+        """Share of the query's idf mass that the text contains."""
+        total = sum(self.weight(t) for t in set(query_terms))
+        if total == 0:
+            return 0.0
+        return sum(self.weight(t) for t in set(query_terms) if t in text_terms) / total
+
+    def to_json(self) -> str:
+        """Serialise for the index folder."""
+        return json.dumps({"default": self.default, "idf": self.idf}, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, raw: str) -> TermWeights:
+        """Read what to_json wrote."""
+        data = json.loads(raw)
+        return cls(data["idf"], data["default"])

@@ -1,0 +1,113 @@
+"""Retrieval: dense (FAISS) and BM25 rankings merged by reciprocal rank fusion."""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections import OrderedDict
+from typing import Literal
+
+import numpy as np
+
+from .chunk import Chunk
+from .embed import Embedder
+from .index import Index
+from .passage import Passage
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["hybrid", "dense", "bm25"]
+MODES: tuple[Mode, ...] = ("hybrid", "dense", "bm25")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def clean_question(question: str, max_chars: int = 2000) -> str:
+    """Normalise a question; raise ValueError when it is empty or not text."""
+    if not isinstance(question, str):
+        raise ValueError(f"the question must be text, not {type(question).__name__}")
+    text = _CONTROL.sub(" ", unicodedata.normalize("NFC", question)).strip()
+    if not text:
+        raise ValueError("the question is empty: type a question about the articles")
+    if len(text) > max_chars:
+        log.warning("question of %d characters cut to %d", len(text), max_chars)
+        text = text[:max_chars]
+    return text
+
+
+class Retriever:
+    """Searches one loaded index with one embedder."""
+
+    def __init__(self, index: Index, embedder: Embedder, depth: int = 50, rrf_k: int = 60) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.depth = depth
+        self.rrf_k = rrf_k
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def embed_query(self, question: str) -> np.ndarray:
+        """The query's unit vector, cached for repeated questions."""
+        vector = self._cache.get(question)
+        if vector is None:
+            vector = self.embedder.embed([question])[0]
+            self._cache[question] = vector
+            if len(self._cache) > 256:
+                self._cache.popitem(last=False)
+        return vector
+
+    def dense_ranking(self, question: str) -> list[tuple[int, float]]:
+        """Chunk ids by cosine similarity, best first."""
+        n = min(self.depth, self.index.dense.ntotal)  # type: ignore[attr-defined]
+        scores, ids = self.index.dense.search(self.embed_query(question)[None, :], n)  # type: ignore[attr-defined]
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+
+    def bm25_ranking(self, question: str) -> list[tuple[int, float]]:
+        """Chunk ids by BM25 score, best first; chunks sharing no term are left out."""
+        scores = self.index.bm25.scores(question)
+        n = min(self.depth, len(scores))
+        top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(int(i), float(scores[i])) for i in top if scores[i] > 0]
+
+    def ranking(self, question: str, mode: Mode = "hybrid") -> list[tuple[int, float]]:
+        """Chunk ids with scores, best first, for one retrieval mode."""
+        if mode == "dense":
+            return self.dense_ranking(question)
+        if mode == "bm25":
+            return self.bm25_ranking(question)
+        if mode != "hybrid":
+            raise ValueError(f"unknown retrieval mode {mode!r}: use one of {', '.join(MODES)}")
+        fused: dict[int, float] = {}
+        for ranking in (self.dense_ranking(question), self.bm25_ranking(question)):
+            for rank, (chunk_id, _score) in enumerate(ranking):
+                fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (self.rrf_k + rank + 1)
+        return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+
+    def select(self, question: str, k: int = 5, mode: Mode = "hybrid") -> list[tuple[int, float]]:
+        """The k best (chunk id, score) pairs, none repeated and no two overlapping."""
+        if k < 1:
+            raise ValueError(f"k must be at least 1, not {k}")
+        chosen: list[tuple[int, float]] = []
+        for chunk_id, score in self.ranking(question, mode):
+            chunk = self.index.chunks[chunk_id]
+            if any(_overlap(chunk, self.index.chunks[c]) for c, _ in chosen):
+                continue
+            chosen.append((chunk_id, score))
+            if len(chosen) == k:
+                break
+        return chosen
+
+    def search(self, question: str, k: int = 5, mode: Mode = "hybrid") -> list[Passage]:
+        """The k best passages, none repeated and no two overlapping."""
+        return [self.passage(i, s) for i, s in self.select(question, k, mode)]
+
+    def passage(self, chunk_id: int, score: float) -> Passage:
+        """The Passage for a chunk id."""
+        chunk = self.index.chunks[chunk_id]
+        title = self.index.articles[chunk.source].title
+        return Passage(chunk.source, title, chunk.text, chunk.start, chunk.end, round(score, 6))
+
+
+def _overlap(a: Chunk, b: Chunk) -> bool:
+    """True when two chunks of the same article share characters."""
+    return a.source == b.source and a.start < b.end and b.start < a.end

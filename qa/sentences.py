@@ -1,0 +1,66 @@
+"""Sentence splitting with exact character offsets, using no downloaded data."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# A line that ends without terminal punctuation, followed by a line that starts in
+# lower case, is one sentence broken across two lines ("or\nthose whose ...").
+_SOFT_BREAK = re.compile(r"(?<=[^.!?:;\"”’'\s])\n(?=[ \t]*[a-z(])")
+_HARD_BREAK = re.compile(r"\n+")
+
+
+@lru_cache(maxsize=1)
+def _segmenter():  # noqa: ANN202 - pysbd has no type hints
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False, char_span=False)
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Return (start, end) spans of the sentences in text; text[start:end] is the sentence."""
+    # Same-length replacement keeps every offset valid in the original text.
+    flat = _SOFT_BREAK.sub(" ", text)
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for match in [*_HARD_BREAK.finditer(flat), None]:
+        block_end = match.start() if match else len(flat)
+        if flat[pos:block_end].strip():
+            spans.extend(_split_block(flat, pos, block_end))
+        if match:
+            pos = match.end()
+    return spans
+
+
+def _split_block(flat: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Split one paragraph-like block, locating each sentence by search from a cursor."""
+    block = flat[start:end]
+    cursor = 0
+    spans = []
+    for piece in _segmenter().segment(block):
+        piece = piece.strip()
+        if not piece:
+            continue
+        at = block.find(piece, cursor)
+        if at < 0:  # pysbd changed the text; fall back to the rest of the block
+            at = cursor
+            piece = block[cursor:].strip()
+        spans.append((start + at, start + at + len(piece)))
+        cursor = at + len(piece)
+    if cursor < len(block.rstrip()):
+        tail = block[cursor:]
+        lead = len(tail) - len(tail.lstrip())
+        spans.append((start + cursor + lead, start + len(block.rstrip())))
+    return _merge_fragments(flat, spans)
+
+
+def _merge_fragments(flat: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Glue a fragment that has no letter (a stray quote or dash) onto the sentence before."""
+    merged: list[tuple[int, int]] = []
+    for span in spans:
+        if merged and not any(c.isalnum() for c in flat[span[0] : span[1]]):
+            merged[-1] = (merged[-1][0], span[1])
+        else:
+            merged.append(span)
+    return merged

@@ -1,0 +1,99 @@
+"""Short answers: the span of a sentence that answers a question (a number, name, date, place)."""
+
+from __future__ import annotations
+
+import re
+
+from .lexical import STOPWORDS, tokenize
+
+NUMBER_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
+    "fifty|hundred|thousand|million|billion|dozen|dozens|hundreds|thousands|millions"
+)
+_NUMBER = re.compile(
+    rf"(?:(?:about|some|up to|at least|more than|nearly|around|over)\s+)?"
+    rf"(?:[$€£]\s?)?\d[\d,.]*(?:\s?(?:%|percent|million|billion|thousand))?|\b(?:{NUMBER_WORDS})\b",
+    re.IGNORECASE,
+)
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+_DATE = re.compile(
+    rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:,\s*\d{{4}})?|\d{{1,2}}\s+{_MONTH}(?:\s+\d{{4}})?|{_MONTH}\s+\d{{4}}"
+    r"|(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
+    r"|(?:last|next|this)\s+(?:week|month|year)|(?:19|20)\d{2})\b"
+)
+_NAME = re.compile(r"\b[A-Z][\w’'\-.]*(?:\s+(?:of\s+|de\s+|al-)?[A-Z][\w’'\-.]*)*")
+_DURATION = re.compile(r"\b(?:\d+|[a-z]+)\s+(?:days?|weeks?|months?|years?|hours?)\b", re.IGNORECASE)
+_WH = re.compile(r"\b(how many|how much|how long|what percentage|when|what date|what day|which day|"
+                 r"what year|who|whom|whose|where|which|what)\b", re.IGNORECASE)
+
+
+# Words that open a capitalised run but are not part of a person's name.
+_LEADING = frozenset(
+    "The A An But In On And As At Mr Mrs Ms Dr Mayor President Prime Minister Analyst Senator "
+    "Governor General Chancellor King Queen Prince Judge Justice Secretary Spokesman US U.S UN "
+    "Afghan American British Former Deputy Chief".split()
+)
+
+
+def answer_type(question: str) -> str:
+    """The kind of span a question asks for: number, date, duration, person, place or other."""
+    match = _WH.search(question)
+    wh = match.group(1).lower() if match else ""
+    if wh in {"how many", "how much", "what percentage"}:
+        return "number"
+    if wh == "how long":
+        return "duration"
+    if wh in {"when", "what date", "what day", "which day", "what year"}:
+        return "date"
+    if wh in {"who", "whom", "whose"}:
+        return "person"
+    if wh == "where":
+        return "place"
+    return "other"
+
+
+def candidates(sentence: str, kind: str) -> list[tuple[int, int]]:
+    """Spans in sentence that could answer a question of this kind."""
+    pattern = {"number": _NUMBER, "date": _DATE, "duration": _DURATION}.get(kind, _NAME)
+    spans = [(m.start(), m.end()) for m in pattern.finditer(sentence)]
+    if kind in {"person", "place", "other"}:
+        spans = [(a, b) for a, b in spans if sentence[a:b].lower() not in STOPWORDS]
+    return spans
+
+
+def has_candidate(sentence: str, question: str) -> bool:
+    """True when the sentence holds a span of the kind the question asks for, new to it."""
+    kind = answer_type(question)
+    if kind == "other":
+        return False
+    return short_answer(question, sentence) is not None
+
+
+def short_answer(question: str, sentence: str) -> str | None:
+    """The candidate span not already in the question that sits closest to its terms."""
+    kind = answer_type(question)
+    q_terms = set(tokenize(question))
+    words = [(m.start(), tokenize(m.group())) for m in re.finditer(r"\S+", sentence)]
+    anchors = [pos for pos, toks in words if q_terms.intersection(toks)]
+    best: tuple[float, str] | None = None
+    for start, end in candidates(sentence, kind):
+        text = sentence[start:end].strip(" ,.;:\"“”’'")
+        span_terms = set(tokenize(text))
+        if not text or (span_terms and span_terms <= q_terms):
+            continue
+        if kind == "person":
+            words = text.split()
+            while words and words[0].rstrip(".") in _LEADING:
+                words = words[1:]
+            text = " ".join(words)
+            if not text:
+                continue
+        distance = min((abs(a - start) for a in anchors), default=len(sentence))
+        # Multi-word names are likelier answers than a lone capitalised word.
+        score = distance - (15 if kind == "person" and " " in text else 0)
+        if best is None or score < best[0]:
+            best = (score, text)
+    return best[1] if best else None

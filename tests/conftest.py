@@ -1,0 +1,72 @@
+"""Shared fixtures: a deterministic fake embedder, tiny in-repo articles, the real engine."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+from qa import QA, Config  # noqa: E402
+from qa.lexical import tokenize  # noqa: E402
+
+DATA = Path(__file__).parent / "data"
+SEEDS = Path(__file__).parent.parent / "seeds"
+
+
+class FakeEmbedder:
+    """Hashes content-word stems into buckets: texts sharing words get similar vectors."""
+
+    name = "fake-hash"
+    dim = 64
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
+        self.calls.append(len(texts))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for term in tokenize(text) or ["<empty>"]:
+                bucket = int(hashlib.md5(term.encode()).hexdigest(), 16) % self.dim
+                out[row, bucket] += 1.0
+            out[row] /= np.linalg.norm(out[row])
+        return out
+
+    @property
+    def embedded(self) -> int:
+        return sum(self.calls)
+
+
+@pytest.fixture
+def fake_embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+@pytest.fixture
+def tiny_config(tmp_path: Path) -> Config:
+    """A config over a private copy of the tiny articles, with its own index folder."""
+    seeds = tmp_path / "seeds"
+    shutil.copytree(DATA, seeds)
+    return Config(seeds_dir=seeds, index_dir=tmp_path / "index", chunk_size=200,
+                  chunk_overlap=40, min_evidence=0.3)
+
+
+@pytest.fixture
+def fake_qa(tiny_config: Config, fake_embedder: FakeEmbedder) -> QA:
+    return QA(tiny_config, embedder=fake_embedder)
+
+
+@pytest.fixture(scope="session")
+def real_qa(tmp_path_factory: pytest.TempPathFactory) -> QA:
+    """The real packaged model over a copy of the real seeds, in a private index folder."""
+    root = tmp_path_factory.mktemp("real")
+    shutil.copytree(SEEDS, root / "seeds")
+    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index"))
+    engine.build()
+    return engine

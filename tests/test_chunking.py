@@ -1,0 +1,70 @@
+"""Sentences and chunks keep exact offsets and never cut inside a sentence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qa.articles import article_from_bytes, load_articles
+from qa.chunk import chunk_article
+from qa.sentences import split_sentences
+
+SEEDS = Path(__file__).parent.parent / "seeds"
+
+
+@pytest.fixture(scope="module")
+def seeds():
+    return load_articles(SEEDS)
+
+
+def test_sentence_broken_across_lines_is_one_sentence(seeds) -> None:
+    article = next(a for a in seeds if a.source.startswith("002_"))
+    texts = [article.text[a:b] for a, b in split_sentences(article.text)]
+    joined = [t for t in texts if "or\nthose whose sentences have expired" in t]
+    assert len(joined) == 1
+    assert joined[0].startswith("But he accused") or "accused" in joined[0]
+
+
+def test_abbreviations_do_not_split(seeds) -> None:
+    article = next(a for a in seeds if a.source.startswith("001_"))
+    texts = [article.text[a:b] for a, b in split_sentences(article.text)]
+    assert any(t.startswith("The Feb. 29 pact") and "U.S.-led" in t for t in texts)
+
+
+@pytest.mark.parametrize("size,overlap", [(600, 120), (300, 0), (1000, 300)])
+def test_chunk_offsets_are_exact_and_on_sentence_boundaries(seeds, size, overlap) -> None:
+    for article in seeds:
+        starts = {a for a, _ in split_sentences(article.text)}
+        ends = {b for _, b in split_sentences(article.text)}
+        chunks = chunk_article(article, size, overlap)
+        assert chunks
+        for chunk in chunks:
+            assert article.text[chunk.start : chunk.end] == chunk.text
+            assert len(chunk.text) <= size
+            assert chunk.start in starts and chunk.end in ends
+        covered = set()
+        for chunk in chunks:
+            covered.update(range(chunk.start, chunk.end))
+        for a, b in split_sentences(article.text):
+            assert set(range(a, b)) <= covered
+
+
+def test_overlap_repeats_trailing_sentences(seeds) -> None:
+    article = next(a for a in seeds if a.source.startswith("001_"))
+    chunks = chunk_article(article, 600, 200)
+    assert any(b.start < a.end for a, b in zip(chunks, chunks[1:], strict=False))
+
+
+def test_overlong_sentence_is_split_inside(tmp_path) -> None:
+    text = "word " * 300 + "end."
+    article = article_from_bytes("long.txt", text.encode())
+    chunks = chunk_article(article, 200, 20)
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert article.text[chunk.start : chunk.end] == chunk.text and len(chunk.text) <= 200
+
+
+def test_bad_chunk_settings_are_refused(seeds) -> None:
+    with pytest.raises(ValueError, match="chunk_overlap"):
+        chunk_article(seeds[0], 100, 100)

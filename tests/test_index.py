@@ -1,0 +1,105 @@
+"""Index building with the fake embedder: incremental updates, atomic swap, corruption."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from qa import QA, IndexProblem
+from qa.build import build_index
+from qa.index import current_path, load_index
+from qa.lexical import BM25Index
+
+
+def test_build_writes_readable_meta(fake_qa: QA) -> None:
+    report = fake_qa.build()
+    assert sorted(report.added) == ["alpha.txt", "beta.txt", "gamma.md"]
+    meta = json.loads((current_path(fake_qa.config.index_dir) / "meta.json").read_text())
+    assert meta["model"] == "fake-hash" and meta["dim"] == 64
+    assert meta["chunk_size"] == 200 and meta["chunk_overlap"] == 40
+    assert set(meta["articles"]) == {"alpha.txt", "beta.txt", "gamma.md"}
+    assert "dense.faiss" in meta["files"] and "sentence_vectors.npy" in meta["files"]
+    assert meta["versions"]["faiss-cpu"]
+
+
+def test_incremental_build_embeds_only_the_changed_file(fake_qa: QA, fake_embedder) -> None:
+    fake_qa.build()
+    seeds = fake_qa.config.seeds_dir
+    (seeds / "beta.txt").write_text("Council approves new museum\n\nThe museum opens in May.\n")
+    before = fake_embedder.embedded
+    report = fake_qa.build()
+    assert report.changed == ["beta.txt"] and report.unchanged == ["alpha.txt", "gamma.md"]
+    index = load_index(fake_qa.config.index_dir)
+    beta_chunks = [c for c in index.chunks if c.source == "beta.txt"]
+    beta_sentences = [s for s in index.sent_sources if s == "beta.txt"]
+    assert report.embedded_chunks == len(beta_chunks)
+    assert report.embedded_sentences == len(beta_sentences) == 2
+    assert fake_embedder.embedded - before == len(beta_chunks) + len(beta_sentences)
+    # Reused vectors are the ones the old index held, in the right rows.
+    fresh = fake_embedder.embed([c.text for c in index.chunks])
+    stored = index.dense.reconstruct_n(0, index.dense.ntotal)
+    assert abs(fresh - stored).max() < 1e-6
+
+
+def test_deleted_article_is_dropped_and_noop_build_embeds_nothing(fake_qa: QA, fake_embedder) -> None:
+    fake_qa.build()
+    (fake_qa.config.seeds_dir / "gamma.md").unlink()
+    report = fake_qa.build()
+    assert report.removed == ["gamma.md"] and report.embedded_chunks == 0
+    assert "gamma.md" not in load_index(fake_qa.config.index_dir).articles
+    before = fake_embedder.embedded
+    assert fake_qa.build().up_to_date and fake_embedder.embedded == before
+
+
+def test_corrupt_file_is_refused_with_the_fix(fake_qa: QA) -> None:
+    fake_qa.build()
+    path = current_path(fake_qa.config.index_dir) / "dense.faiss"
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(IndexProblem, match=r"dense\.faiss.*qa build --force"):
+        load_index(fake_qa.config.index_dir)
+
+
+def test_engine_rebuilds_a_corrupt_index(fake_qa: QA, fake_embedder) -> None:
+    fake_qa.build()
+    (current_path(fake_qa.config.index_dir) / "sentences.json").write_text("{not json")
+    engine = QA(fake_qa.config, embedder=fake_embedder)
+    assert engine.retrieve("harbour bridge repairs")[0].source == "alpha.txt"
+
+
+def test_missing_index_message(tmp_path) -> None:
+    with pytest.raises(IndexProblem, match="run `qa build`"):
+        load_index(tmp_path / "index")
+
+
+def test_crash_mid_build_leaves_old_index_intact(fake_qa: QA, monkeypatch) -> None:
+    fake_qa.build()
+    old = current_path(fake_qa.config.index_dir)
+    (fake_qa.config.seeds_dir / "alpha.txt").write_text("Changed text about ferries.\n")
+
+    def boom(texts):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(BM25Index, "build", staticmethod(boom))
+    with pytest.raises(RuntimeError):
+        fake_qa.build()
+    assert current_path(fake_qa.config.index_dir) == old
+    index = load_index(fake_qa.config.index_dir)
+    assert "harbour" in index.articles["alpha.txt"].text
+
+
+def test_other_model_or_chunking_is_a_full_rebuild(fake_qa: QA, fake_embedder) -> None:
+    from qa.articles import load_articles
+
+    fake_qa.build()
+    articles = load_articles(fake_qa.config.seeds_dir)
+    report = build_index(fake_qa.config.index_dir, articles, fake_embedder, 300, 40)
+    assert sorted(report.added) == ["alpha.txt", "beta.txt", "gamma.md"]
+    assert load_index(fake_qa.config.index_dir).meta["chunk_size"] == 300
+
+
+def test_stale_index_is_updated_on_open(fake_qa: QA, fake_embedder) -> None:
+    fake_qa.build()
+    (fake_qa.config.seeds_dir / "delta.txt").write_text("Volcano erupts near the village of Lumo.\n")
+    engine = QA(fake_qa.config, embedder=fake_embedder)
+    assert engine.retrieve("volcano Lumo", k=1)[0].source == "delta.txt"

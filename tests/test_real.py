@@ -1,0 +1,131 @@
+"""End to end with the real packaged model over the real seed articles."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from qa import QA, Config
+from qa.cli import main
+from qa.index import current_path
+
+pytestmark = pytest.mark.slow
+
+
+def _exact(engine: QA, passage) -> None:
+    assert engine.index.articles[passage.source].text[passage.start : passage.end] == passage.text
+
+
+@pytest.mark.parametrize(
+    "question", ["How many Taliban prisoners will be released each day?",
+                 "How many Taliban prisoners will be released every day?"]
+)
+def test_daily_release_answer_cites_the_sentence(real_qa: QA, question: str) -> None:
+    answer = real_qa.answer(question)
+    assert answer.answered and "100" in answer.text and answer.short == "100"
+    first = answer.citations[0]
+    assert first.source.startswith(("001_", "002_"))
+    assert "100" in first.text and re.search(r"every day|each day", first.text, re.I)
+    for citation in answer.citations:
+        _exact(real_qa, citation)
+        assert "100" in citation.text
+    # Said by two articles: said once, cited from both.
+    assert {c.source[:3] for c in answer.citations} == {"001", "002"}
+    assert answer.text.count("100") == 1
+
+
+def test_off_topic_question_is_not_answered(real_qa: QA) -> None:
+    answer = real_qa.answer("What is the capital of France?")
+    assert answer.answered is False and answer.citations == ()
+
+
+@pytest.mark.parametrize("question", [
+    "Who is the Taliban's spokesman?", "When does the prisoner release start?",
+    "Why did the Taliban reject the offer?", "🙂", "x" * 20_000,
+])
+def test_every_offset_is_exact(real_qa: QA, question: str) -> None:
+    answer = real_qa.answer(question)
+    for passage in (*answer.passages, *answer.citations):
+        _exact(real_qa, passage)
+    for i, p in enumerate(answer.passages):
+        assert not any(p.overlaps(q) for q in answer.passages[i + 1 :])
+
+
+def test_follow_up_resolves_the_pronoun(real_qa: QA) -> None:
+    first = real_qa.answer("Who is the Taliban's spokesman?")
+    assert first.short == "Suhail Shaheen"
+    follow = real_qa.answer("Which agency did he speak to?", history=[(first.question, first)])
+    assert "Shaheen" in follow.query
+    assert follow.answered and re.search(r"Reuters|AFP", follow.text)
+
+
+def test_incremental_build_with_the_real_model(real_qa: QA, tmp_path) -> None:
+    seeds = tmp_path / "seeds"
+    shutil.copytree(real_qa.config.seeds_dir, seeds)
+    config = real_qa.config.replace(seeds_dir=seeds, index_dir=tmp_path / "index")
+    engine = QA(config, embedder=real_qa.embedder)
+    assert len(engine.build().added) == 4
+    changed = seeds / "003_38bf3e2f376467a6.txt"
+    changed.write_text(changed.read_text() + "\nThe talks were moved to Oslo on Friday.\n")
+    report = engine.build()
+    assert report.changed == ["003_38bf3e2f376467a6.txt"] and len(report.unchanged) == 3
+    assert report.embedded_chunks == sum(
+        1 for c in engine.index.chunks if c.source.startswith("003_"))
+    answer = engine.answer("Where were the talks moved to?")
+    assert answer.answered and "Oslo" in answer.text
+
+
+def test_corrupted_real_index_is_rebuilt(real_qa: QA, tmp_path) -> None:
+    config = real_qa.config.replace(index_dir=tmp_path / "index")
+    engine = QA(config, embedder=real_qa.embedder)
+    engine.build()
+    (current_path(config.index_dir) / "sentence_vectors.npy").write_bytes(b"garbage")
+    fresh = QA(config, embedder=real_qa.embedder)
+    assert "100" in fresh.answer("How many Taliban prisoners will be released each day?").text
+
+
+def _cli(real_qa: QA, *args: str):
+    cfg: Config = real_qa.config
+    return CliRunner().invoke(
+        main, ["--seeds", str(cfg.seeds_dir), "--index", str(cfg.index_dir), *args])
+
+
+def test_cli_ask_json(real_qa: QA) -> None:
+    result = _cli(real_qa, "ask", "How many Taliban prisoners will be released every day?", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["answered"] and data["short"] == "100"
+    cited = data["citations"][0]
+    assert set(cited) >= {"source", "title", "text", "start", "end", "score"}
+    assert "100" in cited["text"]
+
+
+def test_cli_search_build_and_errors(real_qa: QA) -> None:
+    result = _cli(real_qa, "search", "Suhail Shaheen Reuters", "-k", "2", "--json")
+    assert result.exit_code == 0
+    assert len(json.loads(result.output)) == 2
+    assert "up to date" in _cli(real_qa, "build").output
+    empty = _cli(real_qa, "ask", "   ")
+    assert empty.exit_code == 2 and "empty" in empty.output
+    plain = _cli(real_qa, "ask", "What is the capital of France?")
+    assert plain.exit_code == 0 and "don't cover" in plain.output
+
+
+def test_cli_chat_follow_up(real_qa: QA) -> None:
+    cfg: Config = real_qa.config
+    result = CliRunner().invoke(
+        main, ["--seeds", str(cfg.seeds_dir), "--index", str(cfg.index_dir), "chat"],
+        input="Who is the Taliban's spokesman?\nWhich agency did he speak to?\n\n",
+    )
+    assert result.exit_code == 0
+    assert "Suhail Shaheen" in result.output and re.search(r"Reuters|AFP", result.output)
+
+
+def test_missing_seeds_folder_cli(tmp_path) -> None:
+    result = CliRunner().invoke(main, ["--seeds", str(tmp_path / "none"),
+                                       "--index", str(tmp_path / "ix"), "ask", "hello?"])
+    assert result.exit_code == 2 and "does not exist" in result.output

@@ -1,0 +1,60 @@
+"""Retrieval and answers over the tiny articles with the fake embedder."""
+
+from __future__ import annotations
+
+import pytest
+
+from qa import QA
+
+
+def _check_exact(engine: QA, passage) -> None:
+    article = engine.index.articles[passage.source]
+    assert article.text[passage.start : passage.end] == passage.text
+    assert article.title == passage.title
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "dense", "bm25"])
+def test_passages_are_exact_unique_and_disjoint(fake_qa: QA, mode: str) -> None:
+    passages = fake_qa.retrieve("How many cars cross the harbour bridge?", k=5, mode=mode)
+    assert passages and passages[0].source == "alpha.txt"
+    for i, p in enumerate(passages):
+        _check_exact(fake_qa, p)
+        assert not any(p.overlaps(q) for q in passages[i + 1 :])
+    assert [p.score for p in passages] == sorted((p.score for p in passages), reverse=True)
+
+
+def test_bad_questions(fake_qa: QA) -> None:
+    for bad in ["", "   \n\t"]:
+        with pytest.raises(ValueError, match="empty"):
+            fake_qa.answer(bad)
+    with pytest.raises(ValueError, match="mode"):
+        fake_qa.retrieve("bridge", mode="fuzzy")  # type: ignore[arg-type]
+    for odd in ["🙂🙂🙂", "мост открывается?", "橋はいつ開きますか", "x" * 20_000, "bridge\x00\x07?"]:
+        answer = fake_qa.answer(odd)
+        assert answer.text
+        assert answer.answered in (True, False)
+
+
+def test_answer_markers_map_to_exact_citations(fake_qa: QA) -> None:
+    answer = fake_qa.answer("How many cars cross the bridge every day?")
+    assert answer.answered and "40,000" in answer.text
+    assert answer.short and "40,000" in answer.short
+    markers = {int(m) for m in __import__("re").findall(r"\[(\d+)\]", answer.text)}
+    assert markers == set(range(1, len(answer.citations) + 1))
+    for citation in answer.citations:
+        _check_exact(fake_qa, citation)
+    assert answer.citations[0].text.startswith("About 40,000 cars")
+
+
+def test_off_topic_question_is_declined_with_closest_passages(fake_qa: QA) -> None:
+    answer = fake_qa.answer("What is the price of tea in Kenya?")
+    assert not answer.answered and "don't cover" in answer.text
+    assert answer.citations == () and answer.passages
+
+
+def test_follow_up_uses_the_previous_turn(fake_qa: QA) -> None:
+    first = fake_qa.answer("Who said the library would hold 80,000 books?")
+    assert first.answered and first.short == "Jane Porter"
+    follow = fake_qa.answer("What will she build?", history=[("Who said ...", first)])
+    assert "Jane Porter" in follow.query
+    assert follow.citations[0].source == "beta.txt"
