@@ -1,0 +1,122 @@
+"""Speed benchmark: index build, warm answer() latency, cold `qa ask`; ratios measured in one run.
+
+Run: .venv/bin/python eval/bench.py [--out eval/results/bench.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    lo, hi = int(pos), min(int(pos) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def _questions() -> list[str]:
+    rows = [json.loads(line) for line in (ROOT / "eval/questions.jsonl").read_text().splitlines() if line]
+    return [r["question"] for r in rows]
+
+
+def _wall(cmd: list[str], env: dict[str, str]) -> float:
+    began = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, capture_output=True, cwd=ROOT)
+    return time.perf_counter() - began
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=Path, default=ROOT / "eval/results/bench.json")
+    parser.add_argument("--repeats", type=int, default=3, help="Index builds and cold runs to time.")
+    args = parser.parse_args()
+
+    from qa import QA, Config
+    from qa.embed import get_embedder
+
+    work = Path(tempfile.mkdtemp(prefix="qa-bench-"))
+    shutil.copytree(ROOT / "seeds", work / "seeds")
+    began = time.perf_counter()
+    embedder = get_embedder()
+    model_load_s = time.perf_counter() - began
+    embedder.embed(["warm up"])
+
+    builds = []
+    for i in range(args.repeats):
+        config = Config(seeds_dir=work / "seeds", index_dir=work / f"index{i}")
+        began = time.perf_counter()
+        report = QA(config, embedder=embedder).build()
+        builds.append(time.perf_counter() - began)
+    engine = QA(Config(seeds_dir=work / "seeds", index_dir=work / "index0"), embedder=embedder)
+
+    questions = _questions()
+    model = embedder._model  # the raw SentenceTransformer, as the reference
+    raw, warm = [], []
+    engine.answer("warm up question")
+    for question in questions:
+        began = time.perf_counter()
+        model.encode(question)
+        raw.append(time.perf_counter() - began)
+        engine.answerer.retriever._cache.clear()  # every answer pays for its query embedding
+        began = time.perf_counter()
+        engine.answer(question)
+        warm.append(time.perf_counter() - began)
+
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    qa_bin = str(Path(sys.executable).parent / "qa")
+    ask = [qa_bin, "--seeds", str(work / "seeds"), "--index", str(work / "index0"), "ask",
+           "How many Taliban prisoners will be released every day?"]
+    cold = [_wall(ask, env) for _ in range(args.repeats)]
+    import_st = [_wall([sys.executable, "-c", "import sentence_transformers"], env)
+                 for _ in range(args.repeats)]
+
+    raw_p50 = statistics.median(raw)
+    result = {
+        "machine": {"cores": os.cpu_count(), "python": sys.version.split()[0]},
+        "seeds": {"articles": len(engine.index.articles), "chunks": len(engine.index.chunks),
+                  "sentences": len(engine.index.sent_sources)},
+        "model_load_s": model_load_s,
+        "build_s_after_model_load": {"median": statistics.median(builds), "all": builds},
+        "build_embedded": {"chunks": report.embedded_chunks, "sentences": report.embedded_sentences},
+        "raw_query_embedding_ms": {"p50": raw_p50 * 1000, "p95": _pct(raw, 0.95) * 1000},
+        "warm_answer_ms": {"questions": len(warm), "p50": statistics.median(warm) * 1000,
+                           "p95": _pct(warm, 0.95) * 1000},
+        "warm_answer_ratio_to_raw_embedding": {"p50": statistics.median(warm) / raw_p50,
+                                               "p95": _pct(warm, 0.95) / raw_p50},
+        "cold_qa_ask_s": {"median": statistics.median(cold), "all": cold},
+        "import_sentence_transformers_s": statistics.median(import_st),
+        "cold_qa_ask_ratio_to_import_st": statistics.median(cold) / statistics.median(import_st),
+        "targets": {"warm_answer_p50_ratio<=2": statistics.median(warm) / raw_p50 <= 2,
+                    "build_under_1s": statistics.median(builds) < 1.0},
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2))
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"model load                 {model_load_s:8.2f} s")
+    print(f"index build (4 seeds)      {result['build_s_after_model_load']['median']:8.2f} s after model load")
+    print(f"raw query embedding p50    {raw_p50 * 1000:8.1f} ms (reference)")
+    print(f"warm answer() p50 / p95    {result['warm_answer_ms']['p50']:8.1f} / "
+          f"{result['warm_answer_ms']['p95']:.1f} ms  = "
+          f"{result['warm_answer_ratio_to_raw_embedding']['p50']:.2f}x / "
+          f"{result['warm_answer_ratio_to_raw_embedding']['p95']:.2f}x raw embedding")
+    print(f"cold `qa ask`              {result['cold_qa_ask_s']['median']:8.2f} s  = "
+          f"{result['cold_qa_ask_ratio_to_import_st']:.2f}x `import sentence_transformers` "
+          f"({result['import_sentence_transformers_s']:.2f} s)")
+    print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
