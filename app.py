@@ -1,0 +1,265 @@
+"""Browser chat over the news articles: cited answers, sources, follow-ups, uploads, and an API."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from html import escape
+from pathlib import Path
+
+import gradio as gr
+
+import qa
+
+MAX_UPLOAD_BYTES = 1_000_000
+CONTEXT_CHARS = 220
+EXAMPLES = [
+    "How many Taliban prisoners will be released each day?",
+    "Who is the Taliban's spokesman?",
+    "How many prisoners did Ashraf Ghani approve for release?",
+]
+# A turn is (question, Answer) or (question, error message); only Answers feed follow-ups.
+Turn = tuple[str, "qa.Answer | str"]
+
+CSS = """
+.qa-chat{display:flex;flex-direction:column;gap:14px;font-size:15px;line-height:1.5}
+.qa-empty{color:#6b7280;padding:24px;text-align:center;border:1px dashed #d1d5db;border-radius:10px}
+.qa-q{align-self:flex-end;background:#2563eb;color:#fff;padding:8px 12px;border-radius:12px;max-width:85%;
+  white-space:pre-wrap;overflow-wrap:anywhere}
+.qa-a{background:#f9fafb;border:1px solid #e5e7eb;border-radius:12px;padding:10px 14px;color:#111827}
+.qa-a.qa-not-covered{background:#fffbeb;border:1px solid #f59e0b}
+.qa-a.qa-error{background:#fef2f2;border:1px solid #ef4444;color:#991b1b}
+.qa-a.qa-pending{color:#6b7280;font-style:italic}
+.qa-cite{color:#2563eb;font-weight:600;font-size:.85em}
+.qa-short{margin:0 0 4px}
+.qa-timing{color:#9ca3af;font-size:12px;margin-top:4px}
+.qa-sources{margin-top:8px;display:flex;flex-direction:column;gap:8px}
+.qa-source{border-left:3px solid #93c5fd;padding:2px 0 2px 10px}
+.qa-not-covered .qa-source{border-left-color:#fcd34d}
+.qa-src-title{font-weight:600;font-size:14px}
+.qa-file{font-family:monospace;font-weight:400;color:#6b7280;font-size:12px;margin-left:6px}
+.qa-snippet{margin:2px 0;color:#374151;font-size:14px;white-space:pre-wrap;overflow-wrap:anywhere}
+.qa-article{max-height:260px;overflow:auto;white-space:pre-wrap;font-size:13px;background:#fff;
+  border:1px solid #e5e7eb;padding:8px;border-radius:6px;overflow-wrap:anywhere}
+.qa-chat mark{background:#fde68a;color:inherit;padding:0 1px}
+.qa-chat summary{cursor:pointer;color:#2563eb;font-size:13px}
+.qa-status-ok{color:#166534}.qa-status-error{color:#b91c1c;font-weight:600}
+.qa-articles{width:100%;font-size:13px;border-collapse:collapse}
+.qa-articles td,.qa-articles th{padding:3px 6px;border-bottom:1px solid #e5e7eb;text-align:left;
+  vertical-align:top}
+"""
+# Opening "Read the whole article" scrolls the cited sentence into view inside its box;
+# `toggle` does not bubble, so listen in the capture phase on the chat container.
+SCROLL_JS = """
+element.addEventListener('toggle', (e) => {
+  const box = e.target.querySelector && e.target.querySelector('.qa-article');
+  const mark = box && box.querySelector('mark');
+  if (e.target.open && mark) box.scrollTop = mark.offsetTop - box.offsetTop - box.clientHeight / 3;
+}, true);
+"""
+
+
+def _esc(text: str) -> str:
+    """HTML-escape untrusted text; also neutralise Markdown link syntax for any Markdown renderer."""
+    return escape(text, quote=True).replace("[", "&#91;").replace("]", "&#93;")
+
+
+def _highlight(text: str, start: int, end: int, lo: int, hi: int) -> str:
+    """text[lo:hi] escaped, with text[start:end] inside <mark>."""
+    return (_esc(text[lo:start]) + "<mark>" + _esc(text[start:end]) + "</mark>" + _esc(text[end:hi]))
+
+
+def _snippet(text: str, start: int, end: int) -> str:
+    """The cited sentence highlighted, with some context cut at word boundaries."""
+    lo, hi = max(0, start - CONTEXT_CHARS), min(len(text), end + CONTEXT_CHARS)
+    if lo > 0:
+        lo = text.find(" ", lo, start) + 1 or lo
+    if hi < len(text):
+        hi = text.rfind(" ", end, hi) if text.rfind(" ", end, hi) > 0 else hi
+    body = _highlight(text, start, end, lo, hi)
+    return ("…" if lo > 0 else "") + body + ("…" if hi < len(text) else "")
+
+
+def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True) -> str:
+    """One source: title, file name, the passage with the sentence marked, and the whole article."""
+    article = engine.index.articles.get(p.source)
+    label = f"[{n}] " if n else ""
+    head = (f'<div class="qa-src-title">{label}{_esc(p.title)}'
+            f'<span class="qa-file">{_esc(p.source)}</span></div>')
+    if article is None or article.text[p.start:p.end] != p.text:
+        return f'<div class="qa-source">{head}<div class="qa-snippet">{_esc(p.text)}</div></div>'
+    text = article.text
+    snippet = _snippet(text, p.start, p.end) if mark else _esc(p.text)
+    full = _highlight(text, p.start, p.end, 0, len(text))
+    return (f'<div class="qa-source">{head}<div class="qa-snippet">{snippet}</div>'
+            f'<details><summary>Read the whole article</summary><div class="qa-article">{full}</div>'
+            "</details></div>")
+
+
+def _ms(value: float) -> str:
+    """Milliseconds, with a decimal when small so a fast step doesn't read as 0 ms."""
+    return f"{value:.1f} ms" if value < 10 else f"{value:.0f} ms"
+
+
+def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
+    """The answer bubble: text with [n] markers, bold short answer, timing line and sources."""
+    timing = (f'<div class="qa-timing">retrieval {_ms(answer.timings.get("retrieve_ms", 0.0))} · '
+              f'answer {_ms(answer.timings.get("answer_ms", 0.0))}</div>')
+    if not answer.answered:
+        closest = "".join(_source_html(engine, None, p, mark=False) for p in answer.passages[:3])
+        return (f'<div class="qa-a qa-not-covered"><div><b>⚠ {_esc(answer.text)}</b></div>'
+                "<div>Nothing in the indexed articles answers this well enough. Closest passages:</div>"
+                f'<div class="qa-sources">{closest}</div>{timing}</div>')
+    body = _esc(answer.text)
+    if answer.short and _esc(answer.short) in body:
+        body = body.replace(_esc(answer.short), f"<strong>{_esc(answer.short)}</strong>", 1)
+    body = re.sub(r"&#91;(\d+)&#93;", r'<span class="qa-cite">[\1]</span>', body)
+    short = f'<p class="qa-short">Short answer: <strong>{_esc(answer.short)}</strong></p>' \
+        if answer.short else ""
+    sources = "".join(_source_html(engine, n, c) for n, c in enumerate(answer.citations, 1))
+    return (f'<div class="qa-a qa-answered">{short}<div>{body}</div>{timing}'
+            f'<div class="qa-sources"><div class="qa-src-title">Sources</div>{sources}</div></div>')
+
+
+def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = None) -> str:
+    """The whole conversation as HTML built here, every piece of text escaped."""
+    parts = []
+    for question, reply in turns:
+        parts.append(f'<div class="qa-q">{_esc(question)}</div>')
+        parts.append(answer_html(engine, reply) if engine and isinstance(reply, qa.Answer)
+                     else f'<div class="qa-a qa-error">{_esc(reply)}</div>')
+    if pending is not None:
+        parts.append(f'<div class="qa-q">{_esc(pending)}</div>'
+                     '<div class="qa-a qa-pending">Searching the articles…</div>')
+    if not parts:
+        parts.append('<div class="qa-empty">Ask a question about the news articles, '
+                     "or click an example below.</div>")
+    return f'<div class="qa-chat">{"".join(parts)}</div>'
+
+
+def articles_html(engine: qa.QA) -> str:
+    """A table of the indexed articles: title, file name and number of chunks."""
+    chunks = Counter(c.source for c in engine.index.chunks)
+    rows = "".join(f"<tr><td>{_esc(a.title)}</td><td class='qa-file'>{_esc(a.source)}</td>"
+                   f"<td>{chunks[a.source]}</td></tr>"
+                   for a in sorted(engine.index.articles.values(), key=lambda a: a.source))
+    return (f"<div><b>{len(engine.index.articles)} articles indexed</b></div><table class='qa-articles'>"
+            f"<tr><th>Title</th><th>File</th><th>Chunks</th></tr>{rows}</table>")
+
+
+def _status(message: str, ok: bool) -> str:
+    return f'<div class="qa-status-{"ok" if ok else "error"}">{_esc(message)}</div>'
+
+
+def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
+    """The chat interface; the engine (and its model) is created on first use, not on import."""
+    holder: list[qa.QA] = [engine] if engine is not None else []
+
+    def get() -> qa.QA:
+        if not holder:
+            holder.append(qa.QA(qa.Config.from_env()))
+        return holder[0]
+
+    def respond(question: str, turns: list[Turn]) -> Iterator[tuple[str, str, list[Turn]]]:
+        """Show the question with a pending reply at once, then the answer."""
+        turns = list(turns or [])
+        if not question.strip():
+            yield chat_html(get(), turns), question, turns
+            return
+        yield chat_html(get(), turns, pending=question), "", turns
+        history = [(q, a) for q, a in turns if isinstance(a, qa.Answer)]
+        try:
+            reply: qa.Answer | str = get().answer(question, history=history)
+        except (qa.QAError, ValueError) as exc:
+            reply = str(exc)
+        turns.append((question, reply))
+        yield chat_html(get(), turns), "", turns
+
+    def upload(file: str | None) -> tuple[str, str]:
+        """Add an uploaded article; every problem becomes a one-line message, never a traceback."""
+        if not file:
+            return _status("No file received.", False), articles_html(get())
+        path = Path(file)
+        name = path.name
+        try:
+            if path.suffix.lower() not in (".txt", ".md"):
+                raise qa.ArticleError(f"{name}: only .txt and .md articles can be added")
+            # Check the size before reading so a huge file is never loaded into memory.
+            if path.stat().st_size > MAX_UPLOAD_BYTES:
+                raise qa.ArticleError(f"{name}: {path.stat().st_size:,} bytes is over the 1 MB limit")
+            get().add_article(name, path.read_bytes())
+        except qa.QAError as exc:
+            return _status(f"Not added: {exc}", False), articles_html(get())
+        title = get().index.articles[name].title
+        return _status(f"Added {name} ({title}); you can ask about it now.", True), articles_html(get())
+
+    def ask_api(question: str, history: list[str] | None = None) -> dict:
+        """Answer a question (after the previous questions in history) as Answer.to_dict() JSON."""
+        turns: list[tuple[str, qa.Answer]] = []
+        for previous in history or []:
+            turns.append((previous, get().answer(previous, history=turns)))
+        try:
+            return get().answer(question, history=turns).to_dict()
+        except (qa.QAError, ValueError) as exc:
+            raise gr.Error(str(exc)) from exc
+
+    with gr.Blocks(title="Ask the news") as demo:
+        gr.Markdown("## Ask the news articles\nEvery answer cites the article sentences it comes from; "
+                    "if the articles don't cover a question, it says so.")
+        turns = gr.State([])
+        with gr.Row():
+            with gr.Column(scale=3):
+                chat = gr.HTML(chat_html(None, []), elem_id="qa-chat", css_template=CSS,
+                               js_on_load=SCROLL_JS, min_height=300)
+                with gr.Row():
+                    question = gr.Textbox(placeholder="Ask a question about the articles…", show_label=False,
+                                          scale=5, elem_id="qa-question", max_length=2000)
+                    ask_btn = gr.Button("Ask", variant="primary", scale=1, elem_id="qa-ask")
+                with gr.Row():
+                    examples = [gr.Button(q, size="sm", elem_classes="qa-example") for q in EXAMPLES]
+                    new_chat = gr.Button("New chat", size="sm", elem_id="qa-new-chat")
+            with gr.Column(scale=2):
+                articles = gr.HTML("<div>Loading the articles…</div>", elem_id="qa-articles",
+                                   css_template=CSS)
+                gr.Markdown("**Add an article** — a .txt or .md file; it is searchable at once.")
+                upload_btn = gr.UploadButton("Add an article (.txt or .md, up to 1 MB)", elem_id="qa-upload",
+                                             type="filepath")
+                status = gr.HTML("", elem_id="qa-status", css_template=CSS)
+
+        private = {"api_visibility": "private"}
+        asking: dict[str, object] = {"fn": respond, "inputs": [question, turns],
+                                     "outputs": [chat, question, turns], **private}
+        ask_btn.click(**asking)
+        question.submit(**asking)
+        for button, text in zip(examples, EXAMPLES, strict=True):
+            button.click(_constant(text), outputs=question, **private).then(**asking)
+        new_chat.click(lambda: (chat_html(get(), []), "", []), outputs=[chat, question, turns], **private)
+        upload_btn.upload(upload, inputs=upload_btn, outputs=[status, articles], **private)
+        demo.load(lambda: articles_html(get()), outputs=articles, **private)
+        gr.api(ask_api, api_name="ask")
+    return demo
+
+
+def _constant(value: str) -> Callable[[], str]:
+    """A handler returning value (avoids the late-binding lambda-in-a-loop trap)."""
+    return lambda: value
+
+
+def main() -> None:
+    """Start the chat server and print its URL."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--host", default=os.environ.get("QA_HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("QA_PORT", "7860")))
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    engine = qa.QA(qa.Config.from_env())
+    print(f"Loading {len(engine.index.articles)} articles…", flush=True)  # warm up before serving
+    print(f"Chat: http://{args.host}:{args.port}/", flush=True)
+    build_demo(engine).launch(server_name=args.host, server_port=args.port, quiet=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,266 @@
+"""The browser chat: HTML rendering, a real server driven through Chromium, and the gradio_client API."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import gradio as gr
+import pytest
+from playwright.sync_api import Page, sync_playwright
+
+import app
+import qa
+
+ROOT = Path(__file__).parent.parent
+SHOTS = ROOT / "test-output"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+EVIL = ('<img src=x onerror="window.__pwned=1"> <script>window.__pwned=1</script> '
+        "[link](javascript:window.__pwned=1)")
+
+
+# ---- Without a server -------------------------------------------------------------------------
+
+def test_import_does_not_load_the_model() -> None:
+    code = "import sys, app; print('sentence_transformers' in sys.modules, 'torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False False"
+
+
+def test_build_demo_without_engine_is_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the engine must not be created while building the interface")
+
+    monkeypatch.setattr(app.qa, "QA", boom)
+    assert isinstance(app.build_demo(), gr.Blocks)
+
+
+def test_build_demo_with_engine_starts_no_server(fake_qa: qa.QA) -> None:
+    demo = app.build_demo(fake_qa)
+    assert isinstance(demo, gr.Blocks)
+    assert not getattr(demo, "is_running", False)
+    assert "/ask" in {f"/{fn.api_name}" for fn in demo.fns.values()}
+
+
+def test_answer_html_escapes_and_marks(fake_qa: qa.QA) -> None:
+    citation = next(iter(fake_qa.index.articles.values()))
+    start = 0
+    end = citation.text.index(".") + 1
+    passage = qa.Passage(citation.source, citation.title, citation.text[start:end], start, end, 1.0)
+    answer = qa.Answer("<b>q</b>", f"{EVIL} [1]", True, (passage,), short="<i>x</i>",
+                       passages=(passage,), timings={"retrieve_ms": 3.2, "answer_ms": 41.0})
+    html = app.chat_html(fake_qa, [("<script>q()</script> [x](javascript:alert(1))", answer)])
+    assert "<script>" not in html and "<img" not in html and "<i>" not in html
+    assert "&lt;script&gt;" in html and "](javascript" not in html
+    assert '<span class="qa-cite">[1]</span>' in html and "<mark>" in html
+    assert "retrieval 3.2 ms" in html and "answer 41 ms" in html
+    pending = app.chat_html(fake_qa, [], pending="<b>hi</b>")
+    assert "qa-pending" in pending and "&lt;b&gt;hi" in pending
+
+
+def test_not_covered_html_is_distinct(fake_qa: qa.QA) -> None:
+    passage = fake_qa.retrieve("alpha", 1)[0]
+    answer = qa.Answer("?", qa.NOT_COVERED, False, passages=(passage,))
+    html = app.answer_html(fake_qa, answer)
+    assert "qa-not-covered" in html and "Closest passages" in html and passage.source in html
+
+
+# ---- A real server, a real model, a real browser --------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> qa.QA:
+    """The real model over a private copy of seeds/ (uploads land in the copy, never the repo)."""
+    root = tmp_path_factory.mktemp("chat")
+    shutil.copytree(ROOT / "seeds", root / "seeds")
+    eng = qa.QA(qa.Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index"))
+    eng.build()
+    return eng
+
+
+@pytest.fixture(scope="module")
+def server(engine: qa.QA) -> Iterator[str]:
+    demo = app.build_demo(engine)
+    port = _free_port()
+    demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True)
+    yield f"http://127.0.0.1:{port}/"
+    demo.close()
+
+
+@pytest.fixture(scope="module")
+def page(server: str) -> Iterator[Page]:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is missing: run `make browser`")
+    SHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        pg = browser.new_page(viewport={"width": 1280, "height": 900})
+        pg.goto(server)
+        pg.wait_for_selector("text=articles indexed", timeout=60_000)
+        yield pg
+        browser.close()
+
+
+def ask(page: Page, question: str) -> str:
+    """Type a question, press Ask, wait for the reply; return the last reply's text."""
+    replies = page.locator(".qa-a:not(.qa-pending)")
+    before = replies.count()
+    page.fill("#qa-question textarea", question)
+    page.click("#qa-ask")
+    page.wait_for_function(
+        "n => document.querySelectorAll('.qa-a:not(.qa-pending)').length > n"
+        " && !document.querySelector('.qa-pending')", arg=before, timeout=30_000)
+    return replies.last.inner_text()
+
+
+def upload(page: Page, path: Path) -> str:
+    """Upload a file with the page's button; return the status line once it names the file."""
+    with page.expect_file_chooser() as chooser:
+        page.click("#qa-upload")
+    chooser.value.set_files(str(path))
+    page.wait_for_function("name => document.querySelector('#qa-status').innerText.includes(name)",
+                           arg=path.name, timeout=60_000)
+    return page.inner_text("#qa-status")
+
+
+def new_chat(page: Page) -> None:
+    page.click("#qa-new-chat")
+    page.wait_for_selector(".qa-empty")
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_answer_with_highlighted_source(page: Page) -> None:
+    reply = ask(page, "How many Taliban prisoners will be released each day?")
+    assert "100" in reply
+    last = page.locator(".qa-a").last
+    assert last.locator("strong", has_text="100").count() >= 1
+    sources = last.locator(".qa-source")
+    assert sources.count() >= 1
+    assert any(f in sources.first.inner_text() for f in ("001_", "002_"))
+    mark = sources.first.locator(".qa-snippet mark")
+    assert "100" in mark.inner_text()
+    assert "ms" in last.locator(".qa-timing").inner_text()
+    # The whole article opens with the cited sentence scrolled into view.
+    sources.first.locator("summary").click()
+    full_mark = sources.first.locator(".qa-article mark")
+    page.wait_for_timeout(300)
+    assert full_mark.is_visible()
+    box = sources.first.locator(".qa-article").bounding_box()
+    spot = full_mark.bounding_box()
+    assert box and spot and box["y"] <= spot["y"] <= box["y"] + box["height"]
+    page.screenshot(path=str(SHOTS / "chat-1-answer.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_follow_up_uses_the_conversation(page: Page) -> None:
+    new_chat(page)
+    page.click("text=Who is the Taliban's spokesman?")  # an example button asks at once
+    page.wait_for_selector(".qa-answered", timeout=30_000)
+    reply = ask(page, "Which agency did he speak to?")
+    assert "Reuters" in reply or "AFP" in reply
+    assert page.locator(".qa-q").count() == 2
+    page.screenshot(path=str(SHOTS / "chat-2-follow-up.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_off_topic_is_not_covered(page: Page) -> None:
+    new_chat(page)
+    reply = ask(page, "What is the capital of France?")
+    assert qa.NOT_COVERED in reply and "Closest passages" in reply
+    assert page.locator(".qa-not-covered").count() == 1
+    page.screenshot(path=str(SHOTS / "chat-3-not-covered.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_upload_then_ask(page: Page, tmp_path: Path) -> None:
+    new_chat(page)
+    article = tmp_path / "quillfeather_bakery.txt"
+    article.write_text("Quillfeather Bakery Opens In Marrowdale\n\nThe Quillfeather bakery in Marrowdale "
+                       "sells 240 loaves of rye bread every morning. Its owner, Hester Quill, trained "
+                       "in Vienna for six years before opening the shop.\n")
+    assert "Added quillfeather_bakery.txt" in upload(page, article)
+    assert "quillfeather_bakery.txt" in page.inner_text("#qa-articles")
+    reply = ask(page, "How many loaves does the Quillfeather bakery sell every morning?")
+    assert "240" in reply and "quillfeather_bakery.txt" in reply
+    page.screenshot(path=str(SHOTS / "chat-4-upload.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_untrusted_text_stays_literal(page: Page, tmp_path: Path) -> None:
+    new_chat(page)
+    article = tmp_path / "zorblax.md"
+    article.write_text(f"Zorblax Festival <script>window.__pwned=1</script> Report\n\n"
+                       f"The Zorblax festival in Glimmerton drew 4,321 visitors this year. {EVIL}\n"
+                       f"Organisers of the Zorblax festival said [click here](javascript:window.__pwned=1) "
+                       f"for tickets.\n")
+    assert "Added zorblax.md" in upload(page, article)
+    reply = ask(page, "How many visitors did the Zorblax festival in Glimmerton draw?")
+    assert "4,321" in reply
+    ask(page, f"{EVIL} what about <b>Zorblax</b> [x](javascript:window.__pwned=1)?")
+    page.locator(".qa-source summary").first.click()
+    page.wait_for_timeout(300)
+    text = page.inner_text("body")
+    assert "<script>window.__pwned=1</script>" in text
+    assert "[link](javascript:window.__pwned=1)" in text
+    assert '<img src=x onerror="window.__pwned=1">' in text
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert page.locator('a[href^="javascript:"]').count() == 0
+    assert page.locator("#qa-chat img, #qa-articles img, #qa-chat script").count() == 0
+    page.screenshot(path=str(SHOTS / "chat-5-untrusted.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_bad_uploads_leave_the_index_working(page, tmp_path: Path, engine: qa.QA) -> None:
+    new_chat(page)
+    before = set(engine.index.articles)
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(b"%PDF-1.4 not an article")
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    huge = tmp_path / "huge.txt"
+    huge.write_bytes(b"word " * 220_000)
+    assert "only .txt and .md" in upload(page, pdf)
+    assert "empty" in upload(page, empty)
+    assert "over the 1 MB limit" in upload(page, huge)
+    assert page.locator(".qa-status-error").count() == 1
+    page.screenshot(path=str(SHOTS / "chat-6-bad-upload.png"), full_page=True)
+    assert set(engine.index.articles) == before
+    assert not (engine.config.seeds_dir / "huge.txt").exists()
+    assert "100" in ask(page, "How many Taliban prisoners will be released each day?")
+
+
+@pytest.mark.slow
+def test_gradio_client_returns_structured_citations(server: str, engine: qa.QA) -> None:
+    from gradio_client import Client
+
+    client = Client(server, verbose=False)
+    result = client.predict("How many Taliban prisoners will be released each day?", api_name="/ask")
+    assert result["answered"] is True and result["short"] == "100" and "[1]" in result["text"]
+    for key in ("question", "query", "evidence", "passages", "timings"):
+        assert key in result
+    for cite in result["citations"]:
+        assert set(cite) == {"source", "title", "text", "start", "end", "score"}
+        assert engine.index.articles[cite["source"]].text[cite["start"]:cite["end"]] == cite["text"]
+    follow = client.predict("Which agency did he speak to?", ["Who is the Taliban's spokesman?"],
+                            api_name="/ask")
+    assert "spokesman" in follow["query"].lower() or "Reuters" in follow["text"] or "AFP" in follow["text"]
+    off = client.predict("What is the capital of France?", api_name="/ask")
+    assert off["answered"] is False and off["text"] == qa.NOT_COVERED and off["passages"]
