@@ -256,8 +256,11 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     engine = qa.QA(qa.Config.from_env())
-    print(f"Loading {len(engine.index.articles)} articles…", flush=True)  # warm up before serving
-    print(f"Chat: http://{args.host}:{args.port}/", flush=True)
+    try:
+        count = len(engine.index.articles)  # load the model and index before serving the first user
+    except qa.QAError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"{count} articles indexed. Chat: http://{args.host}:{args.port}/", flush=True)
     build_demo(engine).launch(server_name=args.host, server_port=args.port, quiet=True)
 
 
