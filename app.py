@@ -16,6 +16,7 @@ import qa
 
 MAX_UPLOAD_BYTES = 1_000_000
 CONTEXT_CHARS = 220
+FULL_CHARS = 20_000
 EXAMPLES = [
     "How many Taliban prisoners will be released each day?",
     "Who is the Taliban's spokesman?",
@@ -93,7 +94,9 @@ def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True)
         return f'<div class="qa-source">{head}<div class="qa-snippet">{_esc(p.text)}</div></div>'
     text = article.text
     snippet = _snippet(text, p.start, p.end) if mark else _esc(p.text)
-    full = _highlight(text, p.start, p.end, 0, len(text))
+    # A huge article is cut to a window around the sentence: every turn re-sends its HTML.
+    lo, hi = max(0, p.start - FULL_CHARS), min(len(text), p.end + FULL_CHARS)
+    full = ("…" if lo else "") + _highlight(text, p.start, p.end, lo, hi) + ("…" if hi < len(text) else "")
     return (f'<div class="qa-source">{head}<div class="qa-snippet">{snippet}</div>'
             f'<details><summary>Read the whole article</summary><div class="qa-article">{full}</div>'
             "</details></div>")
@@ -225,7 +228,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                 articles = gr.HTML("<div>Loading the articles…</div>", elem_id="qa-articles",
                                    css_template=CSS)
                 gr.Markdown("**Add an article** — a .txt or .md file; it is searchable at once.")
-                upload_btn = gr.UploadButton("Add an article (.txt or .md, up to 1 MB)", elem_id="qa-upload",
+                upload_btn = gr.UploadButton("Upload a .txt or .md file (up to 1 MB)", elem_id="qa-upload",
                                              type="filepath")
                 status = gr.HTML("", elem_id="qa-status", css_template=CSS)
 

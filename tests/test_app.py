@@ -264,3 +264,14 @@ def test_gradio_client_returns_structured_citations(server: str, engine: qa.QA) 
     assert "spokesman" in follow["query"].lower() or "Reuters" in follow["text"] or "AFP" in follow["text"]
     off = client.predict("What is the capital of France?", api_name="/ask")
     assert off["answered"] is False and off["text"] == qa.NOT_COVERED and off["passages"]
+
+
+def test_reply_shows_a_pending_state_first(fake_qa: qa.QA) -> None:
+    demo = app.build_demo(fake_qa)
+    respond = next(f.fn for f in demo.fns.values() if f.name == "respond")
+    steps = list(respond("What is alpha?", []))
+    assert "qa-pending" in steps[0][0] and steps[0][1] == ""
+    html, _, turns = steps[-1]
+    assert "qa-pending" not in html and len(turns) == 1 and isinstance(turns[0][1], qa.Answer)
+    errors = list(respond("   ", []))
+    assert "qa-pending" not in errors[-1][0] and errors[-1][2] == []
