@@ -1,0 +1,100 @@
+"""Output: a terminal table, a JSON file, a Markdown report and its plots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROWS = [
+    *[f"article_hit@{k}" for k in (1, 3, 5)], "article_mrr@10", "article_ndcg@10",
+    *[f"evidence_hit@{k}" for k in (1, 3, 5)], "evidence_mrr@10", "evidence_ndcg@10",
+    "contains", "f1", "em", "citation_precision", "citation_recall",
+    "refusal_precision", "refusal_recall", "false_refusal_rate", "latency_p50_ms", "latency_p95_ms",
+]
+
+
+def table(summary: dict[str, dict[str, float]]) -> str:
+    """A Markdown table: one row per metric, one column per retrieval mode."""
+    modes = list(summary)
+    lines = ["| metric | " + " | ".join(modes) + " |", "|---" * (len(modes) + 1) + "|"]
+    for row in ROWS:
+        if all(row in summary[mode] for mode in modes):
+            cells = [f"{summary[mode][row]:.0f}" if row.endswith("_ms") else f"{summary[mode][row]:.3f}"
+                     for mode in modes]
+            lines.append(f"| {row} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plots(result: dict, out: Path) -> list[str]:
+    """Hit@k per retriever and the latency distribution, as PNG files; their names."""
+    summary, records = result["summary"], result["records"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for ax, level in zip(axes, ("article", "evidence"), strict=True):
+        for mode, s in summary.items():
+            ax.plot([1, 3, 5], [s.get(f"{level}_hit@{k}", 0) for k in (1, 3, 5)], marker="o", label=mode)
+        ax.set(title=f"{level}-level Hit@k", xlabel="k", xticks=[1, 3, 5], ylim=(0, 1.05))
+        ax.grid(alpha=0.3)
+    axes[0].legend()
+    fig.tight_layout()
+    fig.savefig(out / "hit_at_k.png", dpi=100)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.hist([[r["latency_ms"] for r in rs] for rs in records.values()], bins=20, label=list(records))
+    ax.set(title="answer() latency", xlabel="ms", ylabel="questions")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "latency.png", dpi=100)
+    plt.close(fig)
+    return ["hit_at_k.png", "latency.png"]
+
+
+def rtqa_section(rt: dict) -> str:
+    """The RealTime QA results next to the published baselines."""
+    s = rt["summary"]
+    lines = [f"## RealTime QA 2022 ({s['questions']} questions, {s['scored']} scored open-ended, "
+             f"{s['seconds'] / 60:.1f} min)", "",
+             "| system | MC accuracy | open EM | open F1 |", "|---|---|---|---|"]
+    for name, b in s["baselines"].items():
+        lines.append(f"| {name} | {b['mc_accuracy']:.3f} | {b['em']:.3f} | {b['f1']:.3f} |")
+    for policy, p in s["policies"].items():
+        lines.append(f"| ours, prediction = {policy} | {s['mc_accuracy']:.3f} | {p['em']:.3f} "
+                     f"| {p['f1']:.3f} |")
+    lines += ["", f"Answer-bearing rate (first cited sentence holds the right choice): "
+              f"{s['answer_bearing']:.3f} (ceiling {s['answer_bearing_ceiling']}). Share answered at "
+              f"min_evidence={s['min_evidence']}: {s['answered_at_threshold']:.3f}."]
+    return "\n".join(lines)
+
+
+def write(result: dict, out: Path, calibration: dict | None = None, rtqa: dict | None = None) -> Path:
+    """Write results.json and report.md (with plots) into out; return the report's path."""
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {**result, "calibration": calibration, "rtqa": rtqa}
+    (out / "results.json").write_text(json.dumps(payload, indent=1, default=str), encoding="utf-8")
+    parts = ["# Evaluation report", "",
+             f"Hand-written set: {next(iter(result['summary'].values()))['questions']} questions "
+             f"over seeds/, min_evidence={result['min_evidence']}. Retrieval and answer metrics are over "
+             "answerable questions; refusal metrics treat \"not covered\" as the positive class.", "",
+             table(result["summary"]), ""]
+    parts += [f"![{name}]({name})" for name in plots(result, out)]
+    if calibration:
+        b = calibration["best"]
+        parts += ["", "## Threshold calibration (hybrid)", "",
+                  f"Best min_evidence = **{b['threshold']}**: "
+                  f"balanced accuracy {b['balanced_accuracy']:.3f}, "
+                  f"refusal recall {b['refusal_recall']:.3f}, false refusals {b['false_refusal_rate']:.3f}, "
+                  f"refusal F1 {b['refusal_f1']:.3f}.", "",
+                  "Answer.evidence does not depend on the threshold, so one run scores every threshold. "
+                  "To apply it: `.venv/bin/python -m eval --calibrate`, then set `Config.min_evidence` "
+                  "(default in qa/config.py) or export `QA_MIN_EVIDENCE=<value>`. Re-run after any "
+                  "change to scoring or the model; with 15 unanswerable questions one question moves "
+                  "refusal recall by ~0.07, so prefer a value inside the flat optimum."]
+    if rtqa:
+        parts += ["", rtqa_section(rtqa)]
+    report = out / "report.md"
+    report.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    return report
