@@ -199,7 +199,7 @@ def build_index(
 ) -> BuildReport:
     """Build or update the index, embedding only new or changed articles, then swap it in."""
     began = time.perf_counter()
-    settings = index_settings(embedder, chunk_size, chunk_overlap)
+    settings = index_settings(embedder.name, type(embedder).__name__, chunk_size, chunk_overlap)
     with _lock(index_dir):
         old = None
         if not force:
@@ -215,7 +215,8 @@ def build_index(
         if old is not None and stale_reason(old.meta, settings, articles) is None:
             return BuildReport(old.path, [], [], [], sorted(reuse), 0, 0, time.perf_counter() - began)
         parts = _assemble(articles, old, reuse, embedder, chunk_size, chunk_overlap, progress)
-        meta = {"format": FORMAT, **settings, "articles": {a.source: a.sha256 for a in articles}}
+        meta = {"format": FORMAT, **settings, "dim": embedder.dim,
+                "articles": {a.source: a.sha256 for a in articles}}
         path = _write_folder(index_dir, articles, parts, meta)
     log.info("index built in %s: %d chunks embedded", path, parts.embedded_chunks)
     return BuildReport(

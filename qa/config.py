@@ -28,6 +28,8 @@ class Config:
     # Minimum evidence score for an answer; calibrated by eval/calibrate.py.
     min_evidence: float = 0.42
     max_question_chars: int = 2000
+    # Embed questions with the ONNX twin of the packaged model: no torch import at query time.
+    onnx_queries: bool = True
 
     @classmethod
     def from_env(cls, **overrides: object) -> Config:

@@ -12,9 +12,10 @@ from .answer import Answer, Answerer
 from .articles import ARTICLE_SUFFIXES, article_from_bytes, load_articles
 from .build import BuildReport, build_index
 from .config import Config
-from .embed import Embedder, get_embedder
+from .embed import Embedder, SentenceTransformerEmbedder, get_embedder
 from .errors import ArticleError, IndexProblem
 from .index import Index, index_settings, load_index, stale_reason
+from .onnx_embed import OnnxEmbedder, onnx_available
 from .passage import Passage
 from .retrieve import Mode, Retriever, clean_question
 
@@ -29,6 +30,9 @@ class QA:
     def __init__(self, config: Config | None = None, embedder: Embedder | None = None) -> None:
         self.config = config or Config.from_env()
         self._embedder = embedder
+        # An embedder given by the caller is used for questions too; only our own gets the twin.
+        self._own_embedder = embedder is None
+        self._query_embedder: Embedder | None = None
         self._index: Index | None = None
         self._lock = threading.RLock()
 
@@ -39,6 +43,26 @@ class QA:
             self._embedder = get_embedder(self.config.model)
         return self._embedder
 
+    @property
+    def query_embedder(self) -> Embedder:
+        """The embedder for questions: the torch-free ONNX twin when the index allows it."""
+        if self._query_embedder is None:
+            meta = self.index.meta
+            if (self._own_embedder and self.config.onnx_queries and onnx_available(meta["model"])
+                    and meta["embedder"] == SentenceTransformerEmbedder.__name__):
+                self._query_embedder = OnnxEmbedder(meta["model"])
+            else:
+                self._query_embedder = self.embedder
+        return self._query_embedder
+
+    def _settings(self) -> dict:
+        """What the index must have been built with, known without loading the model."""
+        if not self._own_embedder and self._embedder is not None:
+            name, kind = self._embedder.name, type(self._embedder).__name__
+        else:
+            name, kind = self.config.model, SentenceTransformerEmbedder.__name__
+        return index_settings(name, kind, self.config.chunk_size, self.config.chunk_overlap)
+
     def build(self, force: bool = False, progress: bool = False) -> BuildReport:
         """Bring the index up to date with the articles, embedding only what changed."""
         with self._lock:
@@ -47,6 +71,7 @@ class QA:
                 self.config.chunk_size, self.config.chunk_overlap, force=force, progress=progress,
             )
             self._index = None
+            self._query_embedder = None
             self.__dict__.pop("answerer", None)
             return report
 
@@ -59,7 +84,7 @@ class QA:
             return self._index
 
     def _open(self) -> Index:
-        settings = index_settings(self.embedder, self.config.chunk_size, self.config.chunk_overlap)
+        settings = self._settings()
         try:
             index = load_index(self.config.index_dir)
         except IndexProblem as exc:
@@ -76,7 +101,8 @@ class QA:
     @cached_property
     def answerer(self) -> Answerer:
         """The answerer over the current index."""
-        retriever = Retriever(self.index, self.embedder, self.config.fusion_depth, self.config.rrf_k)
+        retriever = Retriever(self.index, self.query_embedder, self.config.fusion_depth,
+                              self.config.rrf_k)
         return Answerer(retriever, self.config.min_evidence, self.config.k)
 
     def retrieve(self, question: str, k: int | None = None, mode: Mode = "hybrid") -> list[Passage]:

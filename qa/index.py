@@ -14,7 +14,6 @@ import numpy as np
 
 from .articles import Article
 from .chunk import Chunk
-from .embed import Embedder
 from .errors import IndexProblem
 from .lexical import BM25Index, TermWeights
 
@@ -137,12 +136,6 @@ def stale_reason(meta: dict, settings: dict, articles: list[Article] | None = No
     return None
 
 
-def index_settings(embedder: Embedder, chunk_size: int, chunk_overlap: int) -> dict:
+def index_settings(model: str, embedder: str, chunk_size: int, chunk_overlap: int) -> dict:
     """The settings an index must have been built with to be reused."""
-    return {
-        "model": embedder.name,
-        "embedder": type(embedder).__name__,
-        "dim": embedder.dim,
-        "chunk_size": chunk_size,
-        "chunk_overlap": chunk_overlap,
-    }
+    return {"model": model, "embedder": embedder, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap}

@@ -129,3 +129,27 @@ def test_missing_seeds_folder_cli(tmp_path) -> None:
     result = CliRunner().invoke(main, ["--seeds", str(tmp_path / "none"),
                                        "--index", str(tmp_path / "ix"), "ask", "hello?"])
     assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def test_onnx_query_path_agrees_with_sentence_transformers(real_qa: QA) -> None:
+    from pathlib import Path
+
+    from qa.onnx_embed import OnnxEmbedder
+
+    rows = [json.loads(x) for x in (Path(__file__).parent.parent / "eval/questions.jsonl")
+            .read_text().splitlines() if x.strip()]
+    questions = [r["question"] for r in rows]
+    onnx, torch_st = OnnxEmbedder(), real_qa.embedder
+    cosines = (onnx.embed(questions) * torch_st.embed(questions)).sum(axis=1)
+    assert cosines.min() >= 0.999
+    # The default engine embeds questions with ONNX; one given the ST embedder uses it.
+    assert isinstance(real_qa.query_embedder, OnnxEmbedder)
+    st_engine = QA(real_qa.config, embedder=torch_st)
+    same_top, same_set = 0, 0
+    for question in questions:
+        a = [(p.source, p.start) for p in real_qa.retrieve(question, k=5)]
+        b = [(p.source, p.start) for p in st_engine.retrieve(question, k=5)]
+        same_top += a[0] == b[0]
+        same_set += set(a) == set(b)
+    # Near-ties in the fused ranking may swap; the best passage must not change.
+    assert same_top >= 0.97 * len(questions) and same_set >= 0.9 * len(questions)
