@@ -108,7 +108,8 @@ def main() -> None:
     args.out.write_text(json.dumps(result, indent=2))
     shutil.rmtree(work, ignore_errors=True)
     print(f"model load                 {model_load_s:8.2f} s")
-    print(f"index build (4 seeds)      {result['build_s_after_model_load']['median']:8.2f} s after model load")
+    build_s = result['build_s_after_model_load']['median']
+    print(f"index build (4 seeds)      {build_s:8.2f} s after model load")
     print(f"raw query embedding p50    {raw_p50 * 1000:8.1f} ms (SentenceTransformer.encode, reference)")
     print(f"query embedder             {result['query_embedder']}")
     print(f"warm answer() p50 / p95    {result['warm_answer_ms']['p50']:8.1f} / "
