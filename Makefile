@@ -36,4 +36,4 @@ bench: setup
 	$(PY) eval/bench.py
 
 eval: setup
-	$(VENV)/bin/qa eval
+	$(PY) -m eval
