@@ -24,8 +24,21 @@ _DATE = re.compile(
     r"|(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
     r"|(?:last|next|this)\s+(?:week|month|year)|(?:19|20)\d{2})\b"
 )
-_NAME = re.compile(r"\b[A-Z][\w’'\-.]*(?:\s+(?:of\s+|de\s+|al-)?[A-Z][\w’'\-.]*)*")
-_DURATION = re.compile(r"\b(?:\d+|[a-z]+)\s+(?:days?|weeks?|months?|years?|hours?)\b", re.IGNORECASE)
+_NAME = re.compile(r"\b(?:al-|el-)?[A-Z][\w’'\-.]*(?:\s+(?:of\s+|de\s+|al-)?[A-Z][\w’'\-.]*)*")
+_DURATION = re.compile(r"\b(?:\d+|[a-z]+)[\s-]+(?:days?|weeks?|months?|years?|hours?)\b", re.IGNORECASE)
+_MONTH_ONLY = re.compile(rf"\b{_MONTH[:-3]}\b")
+# "Which/what <noun>" questions: the noun says what kind of span answers them.
+_PLACE_NOUNS = "city|province|country|state|town|region|prison|capital|county|district|island|venue"
+_PERSON_NOUNS = ("president|analyst|leader|official|minister|negotiator|spokesman|spokesperson|actor|"
+                 "actress|singer|player|senator|governor|judge|ceo|founder|author|rapper|star|athlete|"
+                 "coach|celebrity|politician|lawmaker|candidate|musician|director|executive|comedian")
+_NAME_NOUNS = ("agency|network|group|company|organization|organisation|newspaper|party|team|show|"
+               "film|movie|brand|band|app|airline|firm|bank|university|institution|retailer|network|"
+               "nation|league|series|book|song|album|website|platform|automaker|store|chain|club")
+# The noun must head the wh-phrase: "what did the spokesman say" asks for no spokesman.
+_AUX = r"(?!(?:is|are|was|were|do|does|did|has|have|had|will|would|can|could|should|may|might)\b)"
+_WHICH = re.compile(rf"\b(?:which|what)\s+(?:{_AUX}[\w’'-]+\s+){{0,3}}?(month|"
+                    rf"{_PLACE_NOUNS}|{_PERSON_NOUNS}|{_NAME_NOUNS})e?s?\b", re.IGNORECASE)
 _WH = re.compile(r"\b(how many|how much|how long|what percentage|when|what date|what day|which day|"
                  r"what year|who|whom|whose|where|which|what)\b", re.IGNORECASE)
 
@@ -52,14 +65,22 @@ def answer_type(question: str) -> str:
         return "person"
     if wh == "where":
         return "place"
+    if wh in {"which", "what"} and (noun := _WHICH.search(question)):
+        word = noun.group(1).lower()
+        if word == "month":
+            return "month"
+        if re.fullmatch(_PLACE_NOUNS, word):
+            return "place"
+        return "person" if re.fullmatch(_PERSON_NOUNS, word) else "name"
     return "other"
 
 
 def candidates(sentence: str, kind: str) -> list[tuple[int, int]]:
     """Spans in sentence that could answer a question of this kind."""
-    pattern = {"number": _NUMBER, "date": _DATE, "duration": _DURATION}.get(kind, _NAME)
+    patterns = {"number": _NUMBER, "date": _DATE, "duration": _DURATION, "month": _MONTH_ONLY}
+    pattern = patterns.get(kind, _NAME)
     spans = [(m.start(), m.end()) for m in pattern.finditer(sentence)]
-    if kind in {"person", "place", "other"}:
+    if kind in {"person", "place", "name", "other"}:
         spans = [(a, b) for a, b in spans if sentence[a:b].lower() not in STOPWORDS]
     return spans
 
@@ -94,6 +115,9 @@ def short_answer(question: str, sentence: str) -> str | None:
         distance = min((abs(a - start) for a in anchors), default=len(sentence))
         # Multi-word names are likelier answers than a lone capitalised word.
         score = distance - (15 if kind == "person" and " " in text else 0)
+        if kind == "number" and q_terms.intersection(tokenize(" ".join(sentence[end:].split()[:2]))):
+            # "500 prisoners" answers "how many prisoners": the counted noun follows the number.
+            score -= 30
         if best is None or score < best[0]:
             best = (score, text)
     return best[1] if best else None
