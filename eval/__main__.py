@@ -29,6 +29,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--realtimeqa", action="store_true", help="also run RealTime QA 2022")
     p.add_argument("--rtqa-limit", type=int, help="only the first N RealTime QA questions")
     p.add_argument("--rtqa-only", action="store_true", help="skip the hand-written set")
+    p.add_argument("--rtqa-records", type=Path, help="summarise a (partial) RealTime QA records log")
     p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="sqlite file of cached embeddings")
     return p.parse_args(argv)
 
@@ -55,7 +56,13 @@ def main(argv: list[str] | None = None) -> int:
                       f"{b['balanced_accuracy']:.3f}, refusal recall {b['refusal_recall']:.3f}, "
                       f"false refusals {b['false_refusal_rate']:.3f}); now {result['min_evidence']}")
     rt = None
-    if args.realtimeqa or args.rtqa_only:
+    if args.rtqa_records:
+        records = [json.loads(line) for line in args.rtqa_records.read_text().splitlines() if line.strip()]
+        rt = {"summary": {**rtqa.summarize(records), "seconds": None, "baselines": rtqa.BASELINES,
+                          "answer_bearing_ceiling": rtqa.ANSWER_BEARING_CEILING,
+                          "min_evidence": Config.from_env().min_evidence}, "records": records}
+        print("\n" + report.rtqa_section(rt))
+    elif args.realtimeqa or args.rtqa_only:
         args.out.mkdir(parents=True, exist_ok=True)
         log = args.out / "cache" / "rtqa_records.jsonl"
         log.parent.mkdir(parents=True, exist_ok=True)
