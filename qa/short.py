@@ -31,15 +31,29 @@ _MONTH_ONLY = re.compile(rf"\b{_MONTH[:-3]}\b")
 _PLACE_NOUNS = "city|province|country|state|town|region|prison|capital|county|district|island|venue"
 _PERSON_NOUNS = ("president|analyst|leader|official|minister|negotiator|spokesman|spokesperson|actor|"
                  "actress|singer|player|senator|governor|judge|ceo|founder|author|rapper|star|athlete|"
-                 "coach|celebrity|politician|lawmaker|candidate|musician|director|executive|comedian")
+                 "coach|celebrity|politician|lawmaker|candidate|musician|director|executive|comedian|"
+                 "popstar|pitcher|quarterback|mp|rep|representative|host|billionaire|astronaut|pope|"
+                 "entrepreneur|chef|writer|artist|journalist|member|person|man|woman")
 _NAME_NOUNS = ("agency|network|group|company|organization|organisation|newspaper|party|team|show|"
-               "film|movie|brand|band|app|airline|firm|bank|university|institution|retailer|network|"
-               "nation|league|series|book|song|album|website|platform|automaker|store|chain|club")
+               "film|movie|brand|band|app|airline|firm|bank|university|institution|retailer|"
+               "nation|league|series|book|song|album|website|platform|automaker|store|chain|club|"
+               "currency|planet|breed|substance|maker|manufacturer|carmaker|drug|vaccine|game|"
+               "restaurant|magazine|channel|station|hurricane|storm|species|animal|mission|spacecraft")
+_NOUNS = f"month|{_PLACE_NOUNS}|{_PERSON_NOUNS}|{_NAME_NOUNS}"
+
+
+def _plural(word: str) -> str:
+    """The singular noun without its last letter made optional-plural ("city" -> "cit(?:y|ies)")."""
+    return ("(?:" + "|".join(f"{w[:-1]}(?:y|ies)" if w.endswith("y") else f"{w}(?:e?s)?"
+                             for w in word.split("|")) + ")")
+
+
 # The noun must head the wh-phrase: "what did the spokesman say" asks for no spokesman.
 _AUX = r"(?!(?:is|are|was|were|do|does|did|has|have|had|will|would|can|could|should|may|might)\b)"
-_WHICH = re.compile(rf"\b(?:which|what)\s+(?:{_AUX}[\w’'-]+\s+){{0,3}}?(month|"
-                    rf"{_PLACE_NOUNS}|{_PERSON_NOUNS}|{_NAME_NOUNS})e?s?\b", re.IGNORECASE)
-_WH = re.compile(r"\b(how many|how much|how long|what percentage|when|what date|what day|which day|"
+_WHICH = re.compile(rf"\b(?:which|what)\s+(?:{_AUX}[\w’'-]+\s+){{0,3}}?({_plural(_NOUNS)})\b",
+                    re.IGNORECASE)
+_WH = re.compile(r"\b(how many|how much|how long|how old|how high|how far|how tall|how big|how fast|"
+                 r"what percentage|when|what date|what day|which day|"
                  r"what year|who|whom|whose|where|which|what)\b", re.IGNORECASE)
 
 
@@ -55,7 +69,7 @@ def answer_type(question: str) -> str:
     """The kind of span a question asks for: number, date, duration, person, place or other."""
     match = _WH.search(question)
     wh = match.group(1).lower() if match else ""
-    if wh in {"how many", "how much", "what percentage"}:
+    if wh in {"how many", "how much", "what percentage"} or (wh.startswith("how ") and wh != "how long"):
         return "number"
     if wh == "how long":
         return "duration"
@@ -69,9 +83,12 @@ def answer_type(question: str) -> str:
         word = noun.group(1).lower()
         if word == "month":
             return "month"
-        if re.fullmatch(_PLACE_NOUNS, word):
+        if re.fullmatch(_plural(_PLACE_NOUNS), word):
             return "place"
-        return "person" if re.fullmatch(_PERSON_NOUNS, word) else "name"
+        return "person" if re.fullmatch(_plural(_PERSON_NOUNS), word) else "name"
+    if wh == "which" and not re.search(r"\bwhich\s+(?:of\s+)?(?:these|the following)\b", question, re.I):
+        # "Which <anything>" asks for an entity, and entities are mostly capitalised names.
+        return "name"
     return "other"
 
 
