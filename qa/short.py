@@ -27,6 +27,11 @@ _DATE = re.compile(
 _NAME = re.compile(r"\b(?:al-|el-)?[A-Z][\w’'\-.]*(?:\s+(?:of\s+|de\s+|al-)?[A-Z][\w’'\-.]*)*")
 _DURATION = re.compile(r"\b(?:\d+|[a-z]+)[\s-]+(?:days?|weeks?|months?|years?|hours?)\b", re.IGNORECASE)
 _MONTH_ONLY = re.compile(rf"\b{_MONTH[:-3]}\b")
+_YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
+# Day and month names are dates, never the name a "which/who" question asks for.
+_CALENDAR = re.compile(rf"^(?:{_MONTH[:-3]}|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$")
+# A lone capitalised word opening a sentence is usually an ordinary word ("Asked", "Literally").
+_COMMON_START = re.compile(r"^[A-Z][a-z]+(?:ly|ed|ing|ally)$")
 # "Which/what <noun>" questions: the noun says what kind of span answers them.
 _PLACE_NOUNS = "city|province|country|state|town|region|prison|capital|county|district|island|venue"
 _PERSON_NOUNS = ("president|analyst|leader|official|minister|negotiator|spokesman|spokesperson|actor|"
@@ -73,7 +78,9 @@ def answer_type(question: str) -> str:
         return "number"
     if wh == "how long":
         return "duration"
-    if wh in {"when", "what date", "what day", "which day", "what year"}:
+    if wh == "what year":
+        return "year"
+    if wh in {"when", "what date", "what day", "which day"}:
         return "date"
     if wh in {"who", "whom", "whose"}:
         return "person"
@@ -94,11 +101,15 @@ def answer_type(question: str) -> str:
 
 def candidates(sentence: str, kind: str) -> list[tuple[int, int]]:
     """Spans in sentence that could answer a question of this kind."""
-    patterns = {"number": _NUMBER, "date": _DATE, "duration": _DURATION, "month": _MONTH_ONLY}
+    patterns = {"number": _NUMBER, "date": _DATE, "duration": _DURATION, "month": _MONTH_ONLY,
+                "year": _YEAR}
     pattern = patterns.get(kind, _NAME)
     spans = [(m.start(), m.end()) for m in pattern.finditer(sentence)]
     if kind in {"person", "place", "name", "other"}:
-        spans = [(a, b) for a, b in spans if sentence[a:b].lower() not in STOPWORDS]
+        lead = len(sentence) - len(sentence.lstrip(" \"“‘'"))
+        spans = [(a, b) for a, b in spans if sentence[a:b].lower() not in STOPWORDS
+                 and not _CALENDAR.match(sentence[a:b].rstrip("."))
+                 and not (a == lead and _COMMON_START.match(sentence[a:b]))]
     return spans
 
 
@@ -118,7 +129,7 @@ def short_answer(question: str, sentence: str) -> str | None:
     anchors = [pos for pos, toks in words if q_terms.intersection(toks)]
     best: tuple[float, str] | None = None
     for start, end in candidates(sentence, kind):
-        text = sentence[start:end].strip(" ,.;:\"“”’'")
+        text = re.sub(r"[’']s$", "", sentence[start:end].strip(" ,.;:\"“”’'"))  # "Colombia’s"
         span_terms = set(tokenize(text))
         if not text or (span_terms and span_terms <= q_terms):
             continue
