@@ -81,8 +81,10 @@ def ask(q: dict, embedder: Embedder, min_evidence: float, **config: object) -> d
             mc = choose(engine, q["question_sentence"], q["choices"], [p.text for p in answer.passages])
         except Exception as exc:  # noqa: BLE001 - one article the pipeline cannot take must not end the run
             log.warning("%s: %s: %s", q["question_id"], type(exc).__name__, exc)
+            # Multiple choice can still be read off the raw articles: the most-mentioned choice.
+            counts = [sum(m.contains_answer(a, [c]) for a in q["articles"]) for c in q["choices"]]
             return {**record, "answered": False, "evidence": 0.0, "short": None, "first_cited": "",
-                    "mc": -1, "error": f"{type(exc).__name__}: {exc}"}
+                    "mc": int(np.argmax(counts)), "error": f"{type(exc).__name__}: {exc}"}
     first = answer.citations[0].text if answer.citations else ""
     return {**record, "answered": answer.evidence >= min_evidence, "evidence": answer.evidence,
             "short": answer.short, "first_cited": " ".join(first.split()), "mc": mc}
