@@ -56,8 +56,8 @@ def plots(result: dict, out: Path) -> list[str]:
 def rtqa_section(rt: dict) -> str:
     """The RealTime QA results next to the published baselines."""
     s = rt["summary"]
-    lines = [f"## RealTime QA 2022 ({s['questions']} questions, {s['scored']} scored open-ended, "
-             (f"{s['seconds'] / 60:.1f} min)" if s.get("seconds") else "partial run)"), "",
+    took = f"{s['seconds'] / 60:.1f} min" if s.get("seconds") else "partial run"
+    lines = [f"## RealTime QA 2022 ({s['questions']} questions, {s['scored']} scored open-ended, {took})", "",
              "| system | MC accuracy | open EM | open F1 |", "|---|---|---|---|"]
     for name, b in s["baselines"].items():
         lines.append(f"| {name} | {b['mc_accuracy']:.3f} | {b['em']:.3f} | {b['f1']:.3f} |")
