@@ -99,8 +99,8 @@ class Answerer:
         scored = []
         for sid, cos in zip(ids, dense, strict=True):
             text = self.index.sentence_text(sid)
-            s_terms = tokenize(text)
-            lexical = self.index.terms.coverage(q_terms, set(s_terms))
+            s_terms, s_set = self.index.sentence_terms(sid)
+            lexical = self.index.terms.coverage(q_terms, s_set)
             short = short_answer(query, text) if typed else None
             score = (W_DENSE * float(cos) + W_LEXICAL * lexical + (W_TYPE if short else 0.0)
                      + W_PROXIMITY * proximity(q_terms, s_terms))

@@ -19,6 +19,7 @@ import numpy as np
 
 from .articles import Article
 from .chunk import Chunk, chunk_article
+from .dense import BATCH, embed_resumable, make_dense
 from .embed import Embedder
 from .errors import IndexProblem
 from .index import CURRENT, FORMAT, Index, _files, _sha256, index_settings, load_index, stale_reason
@@ -67,7 +68,7 @@ def _flat(text: str) -> str:
 
 def _assemble(
     articles: list[Article], old: Index | None, reuse: set[str], embedder: Embedder,
-    chunk_size: int, chunk_overlap: int, progress: bool,
+    chunk_size: int, chunk_overlap: int, progress: bool, partial: Path, batch_size: int,
 ) -> _Parts:
     """Chunk and split every article; embed the new ones, copy vectors of the reused ones."""
     old_chunk_vectors = old.dense.reconstruct_n(0, old.dense.ntotal) if old and reuse else None  # type: ignore[attr-defined]
@@ -96,32 +97,34 @@ def _assemble(
             sent_rows.append(_flat(article.text[start:end]))
     return _Parts(
         chunks=chunks,
-        chunk_vectors=_fill(chunk_rows, embedder, progress),
+        chunk_vectors=_fill(chunk_rows, embedder, progress, partial, batch_size),
         sentences=sentences,
-        sent_vectors=_fill(sent_rows, embedder, progress),
+        sent_vectors=_fill(sent_rows, embedder, progress, partial, batch_size),
         embedded_chunks=sum(isinstance(r, str) for r in chunk_rows),
         embedded_sentences=sum(isinstance(r, str) for r in sent_rows),
     )
 
 
-def _fill(rows: list[np.ndarray | str], embedder: Embedder, progress: bool) -> np.ndarray:
-    """Embed the text rows in one batch and stack them with the copied vectors."""
+def _fill(rows: list[np.ndarray | str], embedder: Embedder, progress: bool, partial: Path,
+          batch_size: int) -> np.ndarray:
+    """Embed the text rows (resumably, in batches) and stack them with the copied vectors."""
     texts = [r for r in rows if isinstance(r, str)]
-    fresh = iter(embedder.embed(texts, show_progress=progress)) if texts else iter(())
+    fresh = iter(embed_resumable(texts, embedder, partial, batch_size, progress))
     out = np.zeros((len(rows), embedder.dim), dtype=np.float32)
     for i, row in enumerate(rows):
         out[i] = next(fresh) if isinstance(row, str) else row
     return out
 
 
-def _write_folder(index_dir: Path, articles: list[Article], parts: _Parts, meta: dict) -> Path:
+def _write_folder(index_dir: Path, articles: list[Article], parts: _Parts, meta: dict,
+                  ann_threshold: int) -> Path:
     """Write every file into a temporary folder, then point CURRENT at it in one rename."""
     import faiss
 
     tmp = index_dir / f".tmp-{uuid.uuid4().hex[:12]}"
     tmp.mkdir()
-    dense = faiss.IndexFlatIP(parts.chunk_vectors.shape[1])
-    dense.add(parts.chunk_vectors)
+    # Exact search up to ann_threshold chunks; beyond, HNSW keeps a query in milliseconds.
+    dense, meta["dense"] = make_dense(parts.chunk_vectors, ann_threshold)
     faiss.write_index(dense, str(tmp / "dense.faiss"))
     np.save(tmp / "sentence_vectors.npy", parts.sent_vectors)
     by_source = sorted(articles, key=lambda a: a.source)
@@ -196,8 +199,14 @@ def build_index(
     chunk_overlap: int,
     force: bool = False,
     progress: bool = False,
+    ann_threshold: int = 200_000,
+    batch_size: int = BATCH,
 ) -> BuildReport:
-    """Build or update the index, embedding only new or changed articles, then swap it in."""
+    """Build or update the index, embedding only new or changed articles, then swap it in.
+
+    Embedded batches are kept in ``index_dir/.partial/`` until the build succeeds, so a
+    rerun after an interruption embeds only what was not finished.
+    """
     began = time.perf_counter()
     settings = index_settings(embedder.name, type(embedder).__name__, chunk_size, chunk_overlap)
     with _lock(index_dir):
@@ -214,10 +223,13 @@ def build_index(
         reuse = {a.source for a in articles if old_hashes.get(a.source) == a.sha256}
         if old is not None and stale_reason(old.meta, settings, articles) is None:
             return BuildReport(old.path, [], [], [], sorted(reuse), 0, 0, time.perf_counter() - began)
-        parts = _assemble(articles, old, reuse, embedder, chunk_size, chunk_overlap, progress)
+        partial = index_dir / ".partial"
+        parts = _assemble(articles, old, reuse, embedder, chunk_size, chunk_overlap, progress,
+                          partial, batch_size)
         meta = {"format": FORMAT, **settings, "dim": embedder.dim,
                 "articles": {a.source: a.sha256 for a in articles}}
-        path = _write_folder(index_dir, articles, parts, meta)
+        path = _write_folder(index_dir, articles, parts, meta, ann_threshold)
+        shutil.rmtree(partial, ignore_errors=True)
     log.info("index built in %s: %d chunks embedded", path, parts.embedded_chunks)
     return BuildReport(
         path=path,

@@ -35,7 +35,8 @@ def splitter_class() -> type:
                 )
             super().__init__(chunk_size=chunk_size, chunk_overlap=chunk_overlap, strip_whitespace=False)
             self._words = RecursiveCharacterTextSplitter(
-                chunk_size=chunk_size, chunk_overlap=0, separators=[" ", ""], keep_separator="end"
+                chunk_size=chunk_size, chunk_overlap=0, separators=[" ", ""], keep_separator="end",
+                strip_whitespace=False,
             )
 
         def split_text(self, text: str) -> list[str]:

@@ -30,6 +30,9 @@ class Config:
     max_question_chars: int = 2000
     # Embed questions with the ONNX twin of the packaged model: no torch import at query time.
     onnx_queries: bool = True
+    # From this many chunks on, the dense index is HNSW (approximate, recall@10 >= 0.95
+    # measured by eval/scale_bench.py) instead of exact search.
+    ann_threshold: int = 200_000
 
     @classmethod
     def from_env(cls, **overrides: object) -> Config:

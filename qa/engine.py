@@ -69,6 +69,7 @@ class QA:
             report = build_index(
                 self.config.index_dir, load_articles(self.config.seeds_dir), self.embedder,
                 self.config.chunk_size, self.config.chunk_overlap, force=force, progress=progress,
+                ann_threshold=self.config.ann_threshold,
             )
             self._index = None
             self._query_embedder = None

@@ -15,7 +15,7 @@ import numpy as np
 from .articles import Article
 from .chunk import Chunk
 from .errors import IndexProblem
-from .lexical import BM25Index, TermWeights
+from .lexical import BM25Index, TermWeights, tokenize
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,8 @@ class Index:
     sent_spans: np.ndarray  # (n, 2) int64 start, end
     sent_vectors: np.ndarray  # (n, dim) float32
     _chunk_sentences: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    # Each sentence's terms, tokenized on first use: answering reads the same sentences often.
+    _terms: list[tuple[list[str], frozenset[str]] | None] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         # Sentences are stored sorted by (article, start); a chunk's are a contiguous run.
@@ -47,6 +49,7 @@ class Index:
             (bisect.bisect_right(ends, (c.source, c.start)), bisect.bisect_left(keys, (c.source, c.end)))
             for c in self.chunks
         ]
+        self._terms = [None] * len(self.sent_sources)
 
     def chunk_sentences(self, chunk_id: int) -> range:
         """Indices of the sentences that overlap a chunk."""
@@ -56,6 +59,14 @@ class Index:
         """The exact text of sentence i."""
         start, end = self.sent_spans[i]
         return self.articles[self.sent_sources[i]].text[start:end]
+
+    def sentence_terms(self, i: int) -> tuple[list[str], frozenset[str]]:
+        """Sentence i's terms in order (``tokenize``) and as a set, computed once."""
+        terms = self._terms[i]
+        if terms is None:
+            tokens = tokenize(self.sentence_text(i))
+            terms = self._terms[i] = (tokens, frozenset(tokens))
+        return terms
 
 
 def _sha256(path: Path) -> str:
@@ -80,6 +91,8 @@ def load_index(index_dir: Path, verify: bool = True) -> Index:
     """Load the current index, checking every file against the hashes in meta.json."""
     import faiss
 
+    from .dense import tune_dense
+
     path = current_path(index_dir)
     if path is None or not (path / "meta.json").is_file():
         raise IndexProblem(f"no index in {index_dir}/: run `qa build`")
@@ -102,12 +115,14 @@ def load_index(index_dir: Path, verify: bool = True) -> Index:
             for s, a, b in json.loads((path / "chunks.json").read_text("utf-8"))
         ]
         sentences = json.loads((path / "sentences.json").read_text("utf-8"))
+        dense = faiss.read_index(str(path / "dense.faiss"))
+        tune_dense(dense, meta.get("dense"))
         return Index(
             path=path,
             meta=meta,
             articles=articles,
             chunks=chunks,
-            dense=faiss.read_index(str(path / "dense.faiss")),
+            dense=dense,
             bm25=BM25Index.load(path / "bm25"),
             terms=TermWeights.from_json((path / "terms.json").read_text("utf-8")),
             sent_sources=[s for s, _, _ in sentences],

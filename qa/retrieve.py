@@ -44,6 +44,11 @@ class Retriever:
         self.depth = depth
         self.rrf_k = rrf_k
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        import faiss
+
+        # One query is too small to split across threads: OpenMP start-up and spinning cost
+        # more than they save, and idle spinning threads slow the ONNX query embedder.
+        faiss.omp_set_num_threads(1)
 
     def embed_query(self, question: str) -> np.ndarray:
         """The query's unit vector, cached for repeated questions."""

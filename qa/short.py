@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .lexical import STOPWORDS, tokenize
 
@@ -121,11 +122,17 @@ def has_candidate(sentence: str, question: str) -> bool:
     return short_answer(question, sentence) is not None
 
 
+@lru_cache(maxsize=1 << 16)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """tokenize() of one word, cached: every answer tokenizes the same common words again."""
+    return tuple(tokenize(word))
+
+
 def short_answer(question: str, sentence: str) -> str | None:
     """The candidate span not already in the question that sits closest to its terms."""
     kind = answer_type(question)
     q_terms = set(tokenize(question))
-    words = [(m.start(), tokenize(m.group())) for m in re.finditer(r"\S+", sentence)]
+    words = [(m.start(), _word_terms(m.group())) for m in re.finditer(r"\S+", sentence)]
     anchors = [pos for pos, toks in words if q_terms.intersection(toks)]
     best: tuple[float, str] | None = None
     for start, end in candidates(sentence, kind):

@@ -68,3 +68,15 @@ def test_overlong_sentence_is_split_inside(tmp_path) -> None:
 def test_bad_chunk_settings_are_refused(seeds) -> None:
     with pytest.raises(ValueError, match="chunk_overlap"):
         chunk_article(seeds[0], 100, 100)
+
+
+def test_split_long_sentence_merges_exactly_with_its_neighbours() -> None:
+    # Scraped text often lacks the space after a full stop, making one huge "sentence".
+    text = ("Intro here. " + "word " * 50 + "end.Next part runs on " + "more " * 30
+            + "stop. Tail one. Tail two.")
+    article = article_from_bytes("scraped.txt", text.encode())
+    for size in (60, 100, 150):
+        chunks = chunk_article(article, size, 0)
+        assert len(chunks) > 2
+        for chunk in chunks:
+            assert article.text[chunk.start : chunk.end] == chunk.text and len(chunk.text) <= size

@@ -1,0 +1,84 @@
+"""Large-corpus builds with the fake embedder: resuming after an interruption, the HNSW switch."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import FakeEmbedder
+
+from qa import QA
+from qa.articles import load_articles
+from qa.build import build_index
+from qa.index import current_path, load_index
+
+
+class Interrupted(Exception):
+    """Stands in for Ctrl-C in the middle of a build."""
+
+
+class FlakyEmbedder(FakeEmbedder):
+    """Embeds like FakeEmbedder, but raises once it has embedded `fail_after` batches."""
+
+    def __init__(self, fail_after: int | None) -> None:
+        super().__init__()
+        self.fail_after = fail_after
+
+    def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
+        if self.fail_after is not None and len(self.calls) >= self.fail_after:
+            raise Interrupted
+        return super().embed(texts, show_progress)
+
+
+def test_rerun_after_interruption_embeds_only_unfinished_batches(tiny_config) -> None:
+    articles = load_articles(tiny_config.seeds_dir)
+    args = (tiny_config.index_dir, articles)
+    sizes = (tiny_config.chunk_size, tiny_config.chunk_overlap)
+    full = FakeEmbedder()
+    build_index(tiny_config.index_dir.parent / "reference", articles, full, *sizes, batch_size=4)
+    assert len(full.calls) > 4  # enough batches to interrupt midway
+
+    flaky = FlakyEmbedder(fail_after=3)
+    with pytest.raises(Interrupted):
+        build_index(*args, flaky, *sizes, batch_size=4)
+    assert current_path(tiny_config.index_dir) is None  # nothing half-built was swapped in
+    done = flaky.embedded
+
+    rerun = FlakyEmbedder(fail_after=None)
+    build_index(*args, rerun, *sizes, batch_size=4)
+    assert 0 < done < full.embedded and rerun.embedded == full.embedded - done
+    assert not (tiny_config.index_dir / ".partial").exists()  # the cache goes once it is built
+    resumed = load_index(tiny_config.index_dir)
+    reference = load_index(tiny_config.index_dir.parent / "reference")
+    assert np.allclose(resumed.sent_vectors, reference.sent_vectors)
+    assert np.allclose(resumed.dense.reconstruct_n(0, resumed.dense.ntotal),
+                       reference.dense.reconstruct_n(0, reference.dense.ntotal))
+
+
+def test_over_the_threshold_the_index_is_hnsw_and_retrieves(fake_qa: QA, fake_embedder) -> None:
+    config = fake_qa.config.replace(ann_threshold=5)  # the tiny articles make 5 chunks
+    engine = QA(config, embedder=fake_embedder)
+    engine.build()
+    index = load_index(config.index_dir)
+    meta = json.loads((index.path / "meta.json").read_text())
+    assert len(index.chunks) >= 5
+    assert meta["dense"]["type"] == "hnsw" and "HNSW" in type(index.dense).__name__
+    assert index.dense.hnsw.efSearch == meta["dense"]["efSearch"]
+    # Every chunk finds itself first, as exact search would.
+    vectors = index.dense.reconstruct_n(0, index.dense.ntotal)
+    _, ids = index.dense.search(vectors, 1)
+    assert (ids[:, 0] == np.arange(len(vectors))).mean() >= 0.95
+    top = engine.retrieve("How many cars cross the bridge every day?", k=1, mode="dense")[0]
+    assert "cars cross" in top.text
+    # The incremental path reads vectors back out of the HNSW index.
+    (config.seeds_dir / "beta.txt").write_text("Council approves new museum\n\nThe museum opens in May.\n")
+    report = engine.build()
+    assert report.unchanged == ["alpha.txt", "gamma.md"]
+    assert engine.answer("When does the museum open?").answered
+
+
+def test_below_the_threshold_the_index_is_exact(fake_qa: QA) -> None:
+    fake_qa.build()
+    meta = json.loads((current_path(fake_qa.config.index_dir) / "meta.json").read_text())
+    assert meta["dense"] == {"type": "flat"}
