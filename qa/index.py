@@ -127,7 +127,9 @@ def load_index(index_dir: Path, verify: bool = True) -> Index:
             terms=TermWeights.from_json((path / "terms.json").read_text("utf-8")),
             sent_sources=[s for s, _, _ in sentences],
             sent_spans=np.array([[a, b] for _, a, b in sentences], dtype=np.int64).reshape(-1, 2),
-            sent_vectors=np.load(path / "sentence_vectors.npy"),
+            # Mapped, not read: at a million passages the sentence vectors are gigabytes, and an
+            # answer reads a few dozen rows.
+            sent_vectors=np.load(path / "sentence_vectors.npy", mmap_mode="r"),
         )
     except IndexProblem:
         raise

