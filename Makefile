@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup chat test index bench eval lint browser
+.PHONY: setup chat test index bench scale eval lint browser
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -34,6 +34,10 @@ lint: setup
 
 bench: setup
 	$(PY) eval/bench.py
+
+# Needs the bench extra for the LangChain comparison: .venv/bin/pip install -e '.[bench]'.
+scale: setup
+	$(PY) eval/scale_bench.py
 
 eval: setup
 	$(PY) -m eval

