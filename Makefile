@@ -11,8 +11,8 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	# torch first: the CPU build on this disk; a plain requirement would pull CUDA.
 	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0 2>&1 | grep -v "^WARNING: Location" || true
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -v "^WARNING: Location" || true
-	$(PY) -c "import qa, faiss, sentence_transformers, gradio, playwright"
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,llm]' 2>&1 | grep -v "^WARNING: Location" || true
+	$(PY) -c "import qa, faiss, sentence_transformers, gradio, playwright, openai, llama_cpp"
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -37,6 +37,7 @@ CSS = """
 .qa-cite{color:#2563eb;font-weight:600;font-size:.85em}
 .qa-short{margin:0 0 4px}
 .qa-timing{color:#9ca3af;font-size:12px;margin-top:4px}
+.qa-notice{color:#92400e;font-size:13px;margin:0 0 4px}
 .qa-sources{margin-top:8px;display:flex;flex-direction:column;gap:8px}
 .qa-source{border-left:3px solid #93c5fd;padding:2px 0 2px 10px}
 .qa-not-covered .qa-source{border-left-color:#fcd34d}
@@ -109,8 +110,11 @@ def _ms(value: float) -> str:
 
 def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     """The answer bubble: text with [n] markers, bold short answer, timing line and sources."""
+    llm = answer.timings.get("llm_ms")
+    model = f" · local model {_ms(llm)}" if llm is not None else ""
+    dropped = f" · {len(answer.dropped)} generated sentence(s) dropped" if answer.dropped else ""
     timing = (f'<div class="qa-timing">retrieval {_ms(answer.timings.get("retrieve_ms", 0.0))} · '
-              f'answer {_ms(answer.timings.get("answer_ms", 0.0))}</div>')
+              f'answer {_ms(answer.timings.get("answer_ms", 0.0))}{model}{dropped}</div>')
     if not answer.answered:
         closest = "".join(_source_html(engine, None, p, mark=False) for p in answer.passages[:3])
         return (f'<div class="qa-a qa-not-covered"><div><b>⚠ {_esc(answer.text)}</b></div>'
@@ -122,19 +126,26 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     body = re.sub(r"&#91;(\d+)&#93;", r'<span class="qa-cite">[\1]</span>', body)
     short = f'<p class="qa-short">Short answer: <strong>{_esc(answer.short)}</strong></p>' \
         if answer.short else ""
+    if answer.notice:
+        short = f'<p class="qa-notice">{_esc(answer.notice)}</p>{short}'
     sources = "".join(_source_html(engine, n, c) for n, c in enumerate(answer.citations, 1))
-    return (f'<div class="qa-a qa-answered">{short}<div>{body}</div>{timing}'
+    kind = "qa-answered qa-generated" if answer.method == "llm" else "qa-answered"
+    return (f'<div class="qa-a {kind}">{short}<div>{body}</div>{timing}'
             f'<div class="qa-sources"><div class="qa-src-title">Sources</div>{sources}</div></div>')
 
 
-def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = None) -> str:
+def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = None,
+              draft: qa.Answer | None = None) -> str:
     """The whole conversation as HTML built here, every piece of text escaped."""
     parts = []
     for question, reply in turns:
         parts.append(f'<div class="qa-q">{_esc(question)}</div>')
         parts.append(answer_html(engine, reply) if engine and isinstance(reply, qa.Answer)
                      else f'<div class="qa-a qa-error">{_esc(reply)}</div>')
-    if pending is not None:
+    if pending is not None and draft is not None and engine:
+        # A generated answer still streaming: only its verified sentences so far.
+        parts.append(f'<div class="qa-q">{_esc(pending)}</div>{answer_html(engine, draft)}')
+    elif pending is not None:
         parts.append(f'<div class="qa-q">{_esc(pending)}</div>'
                      '<div class="qa-a qa-pending">Searching the articles…</div>')
     if not parts:
@@ -160,14 +171,16 @@ def _status(message: str, ok: bool) -> str:
 def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
     """The chat interface; the engine (and its model) is created on first use, not on import."""
     holder: list[qa.QA] = [engine] if engine is not None else []
+    llm_url = (engine.config if engine is not None else qa.Config.from_env()).llm_url
 
     def get() -> qa.QA:
         if not holder:
             holder.append(qa.QA(qa.Config.from_env()))
         return holder[0]
 
-    def respond(question: str, turns: list[Turn]) -> Iterator[tuple[str, str, list[Turn]]]:
-        """Show the question with a pending reply at once, then the answer."""
+    def respond(question: str, turns: list[Turn],
+                use_llm: bool = False) -> Iterator[tuple[str, str, list[Turn]]]:
+        """Show the question with a pending reply at once, then the answer (streamed with the LLM)."""
         turns = list(turns or [])
         if not question.strip():
             yield chat_html(get(), turns), question, turns
@@ -175,7 +188,12 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         yield chat_html(get(), turns, pending=question), "", turns
         history = [(q, a) for q, a in turns if isinstance(a, qa.Answer)]
         try:
-            reply: qa.Answer | str = get().answer(question, history=history)
+            if use_llm:
+                reply: qa.Answer | str = ""
+                for reply in get().stream_llm(question, history=history):
+                    yield chat_html(get(), turns, pending=question, draft=reply), "", turns
+            else:
+                reply = get().answer(question, history=history)
         except (qa.QAError, ValueError) as exc:
             reply = str(exc)
         turns.append((question, reply))
@@ -221,6 +239,9 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                     question = gr.Textbox(placeholder="Ask a question about the articles…", show_label=False,
                                           scale=5, elem_id="qa-question", max_length=2000)
                     ask_btn = gr.Button("Ask", variant="primary", scale=1, elem_id="qa-ask")
+                use_llm = gr.Checkbox(False, label=f"Generate answers with the local model ({llm_url}); "
+                                      "every sentence is verified against its citations",
+                                      visible=bool(llm_url), elem_id="qa-llm")
                 with gr.Row():
                     examples = [gr.Button(q, size="sm", elem_classes="qa-example") for q in EXAMPLES]
                     new_chat = gr.Button("New chat", size="sm", elem_id="qa-new-chat")
@@ -233,7 +254,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                 status = gr.HTML("", elem_id="qa-status", css_template=CSS)
 
         private = {"api_visibility": "private"}
-        asking: dict[str, object] = {"fn": respond, "inputs": [question, turns],
+        asking: dict[str, object] = {"fn": respond, "inputs": [question, turns, use_llm],
                                      "outputs": [chat, question, turns], **private}
         ask_btn.click(**asking)
         question.submit(**asking)

@@ -34,6 +34,12 @@ class Answer:
     query: str = ""
     evidence: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
+    # Which method wrote the text ("extractive" or "llm"; not "path", which gradio_client
+    # takes for a file to download), generated sentences that failed
+    # verification, and why a requested generative answer fell back (see qa/generate.py).
+    method: str = "extractive"
+    dropped: tuple[str, ...] = ()
+    notice: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict, citations and passages included."""

@@ -38,8 +38,18 @@ def _run(fn, *args, **kwargs):  # noqa: ANN001, ANN202
         raise UserError(str(exc)) from None
 
 
-def _print_answer(result: Answer) -> None:
-    click.echo(result.text)
+def _print_answer(result: Answer, streamed: str = "") -> None:
+    """Print an answer; `streamed` is the start of its text already printed while streaming."""
+    if streamed and result.method == "llm" and result.text.startswith(streamed):
+        click.echo(result.text[len(streamed):])
+    else:
+        if streamed:
+            click.echo()
+        if result.notice:
+            click.echo(f"({result.notice})")
+        click.echo(result.text)
+    if result.dropped:
+        click.echo(f"\n({len(result.dropped)} generated sentence(s) dropped: unsupported by their citations)")
     if result.short and result.answered:
         click.echo(f"\nShort answer: {result.short}")
     shown = result.citations if result.answered else result.passages[:3]
@@ -122,34 +132,61 @@ def search(ctx: click.Context, question: str, k: int, mode: str, as_json: bool) 
         click.echo("    " + " ".join(p.text.split()) + "\n")
 
 
+def _check_llm(ctx: click.Context, llm: bool) -> None:
+    if llm and not ctx.obj["config"].llm_url:
+        raise UserError("--llm needs a server: set QA_LLM_URL, e.g. QA_LLM_URL=http://127.0.0.1:11434/v1")
+
+
+def _answer(engine, question: str, history: list, llm: bool, stream: bool) -> Answer:  # noqa: ANN001
+    """Ask the engine; with --llm, print verified sentences as they arrive when streaming."""
+    shown = [""]
+
+    def partial(answer: Answer) -> None:
+        # Provisional answers only grow by verified sentences; print what is new.
+        if stream and answer.method == "llm" and answer.text.startswith(shown[0]) and answer.text != shown[0]:
+            click.echo(answer.text[len(shown[0]):], nl=False)
+            shown[0] = answer.text
+
+    if llm:
+        result = engine.answer_llm(question, history=history, on_partial=partial)
+    else:
+        result = engine.answer(question, history=history)
+    if stream:
+        _print_answer(result, shown[0])
+    return result
+
+
 @main.command()
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
+@click.option("--llm", is_flag=True, help="Generate the answer with the server at QA_LLM_URL, verified.")
 @click.pass_context
-def ask(ctx: click.Context, question: str, as_json: bool) -> None:
+def ask(ctx: click.Context, question: str, as_json: bool, llm: bool) -> None:
     """Answer QUESTION with sentences cited from the articles.
 
     \b
     Examples:
       qa ask "How many Taliban prisoners will be released every day?"
       qa ask "When does the release start?" --json
+      QA_LLM_URL=http://127.0.0.1:11434/v1 QA_LLM_MODEL=llama3.2 qa ask --llm "Who is the spokesman?"
     """
-    result: Answer = _run(_engine(ctx).answer, question)
+    _check_llm(ctx, llm)
+    result: Answer = _run(_answer, _engine(ctx), question, [], llm, not as_json)
     if as_json:
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
-    else:
-        _print_answer(result)
 
 
 @main.command()
+@click.option("--llm", is_flag=True, help="Generate answers with the server at QA_LLM_URL, verified.")
 @click.pass_context
-def chat(ctx: click.Context) -> None:
+def chat(ctx: click.Context, llm: bool) -> None:
     """Talk with the articles in the terminal; follow-up questions use earlier turns.
 
     \b
     Example:
       qa chat      (then type questions; an empty line or Ctrl-D ends)
     """
+    _check_llm(ctx, llm)
     engine = _engine(ctx)
     _run(lambda: engine.index)
     history: list[tuple[str, Answer]] = []
@@ -163,9 +200,8 @@ def chat(ctx: click.Context) -> None:
         if not question.strip():
             return
         try:
-            result = engine.answer(question, history=history)
+            result = _answer(engine, question, history, llm, stream=True)
         except (QAError, ValueError) as exc:
             click.echo(f"Error: {exc}", err=True)
             continue
-        _print_answer(result)
         history.append((question, result))

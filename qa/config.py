@@ -33,6 +33,11 @@ class Config:
     # From this many chunks on, the dense index is HNSW (approximate, recall@10 >= 0.95
     # measured by eval/scale_bench.py) instead of exact search.
     ann_threshold: int = 200_000
+    # Optional generative answers (qa/generate.py): an OpenAI-compatible base URL such as
+    # http://127.0.0.1:11434/v1, the model name to ask for, and the whole reply's time limit.
+    llm_url: str = ""
+    llm_model: str = ""
+    llm_timeout: float = 20.0
 
     @classmethod
     def from_env(cls, **overrides: object) -> Config:

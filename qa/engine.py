@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -14,6 +14,7 @@ from .build import BuildReport, build_index
 from .config import Config
 from .embed import Embedder, SentenceTransformerEmbedder, get_embedder
 from .errors import ArticleError, IndexProblem
+from .generate import stream_answer
 from .index import Index, index_settings, load_index, stale_reason
 from .onnx_embed import OnnxEmbedder, onnx_available
 from .passage import Passage
@@ -116,6 +117,20 @@ class QA:
         """A cited answer, or answered=False when the articles don't cover the question."""
         return self.answerer.answer(clean_question(question, self.config.max_question_chars),
                                     history, mode)
+
+    def stream_llm(self, question: str, history: Sequence[object] | None = None) -> Iterator[Answer]:
+        """Provisional generative answers (verified sentences so far), the final answer last."""
+        return stream_answer(self, question, history)
+
+    def answer_llm(self, question: str, history: Sequence[object] | None = None,
+                   on_partial: Callable[[Answer], None] | None = None) -> Answer:
+        """A generated answer whose every sentence is verified, or the extractive one with a notice."""
+        final = None
+        for final in self.stream_llm(question, history):
+            if on_partial is not None:
+                on_partial(final)
+        assert final is not None
+        return final
 
     def add_article(self, name: str, data: bytes) -> BuildReport:
         """Save an uploaded article into the articles folder and index it incrementally."""

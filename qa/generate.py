@@ -1,0 +1,146 @@
+"""Generative answers from a local OpenAI-compatible server, shown only once verified."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+import time
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from .answer import Answer, contains_span
+from .config import Config
+from .errors import QAError
+from .passage import Passage
+from .sentences import split_sentences
+from .verify import MARKERS, Verified, verify
+
+if TYPE_CHECKING:
+    from .engine import QA
+
+log = logging.getLogger(__name__)
+
+MAX_TOKENS = 160
+HISTORY_TURNS = 3
+SYSTEM = (
+    "You answer questions about news articles using only the numbered passages. "
+    "Reply in one to three short sentences. End every sentence with the number of the passage "
+    "it comes from in square brackets, like [1]. Copy names, numbers and dates exactly as the "
+    "passages write them. Never add facts the passages do not state."
+)
+_BOUNDARY = re.compile(r"[.!?\]]")
+
+
+class LLMUnavailable(Exception):
+    """The server could not be reached, failed, or took longer than the timeout."""
+
+
+def build_messages(query: str, passages: Sequence[Passage],
+                   history: Sequence[object] | None = None) -> list[dict[str, str]]:
+    """Chat messages: the instructions, recent turns, then the numbered passages and the question."""
+    messages = [{"role": "system", "content": SYSTEM}]
+    for question, answer in list(history or [])[-HISTORY_TURNS:]:  # type: ignore[misc]
+        text = getattr(answer, "text", answer)
+        if isinstance(text, str):
+            # Old markers point at old citations; they would only confuse the new numbering.
+            messages += [{"role": "user", "content": str(question)},
+                         {"role": "assistant", "content": MARKERS.sub("", text).strip()}]
+    numbered = "\n\n".join(f"[{n}] {' '.join(p.text.split())}" for n, p in enumerate(passages, 1))
+    # The format rule is repeated last: small models follow the nearest instruction best.
+    messages.append({"role": "user", "content": f"Passages:\n{numbered}\n\nQuestion: {query}\n\n"
+                                                "Answer briefly; end each sentence with its passage "
+                                                "number in brackets, like [2]."})
+    return messages
+
+
+def stream_text(config: Config, messages: list[dict[str, str]]) -> Iterator[str]:
+    """The model's reply as text deltas; LLMUnavailable on any failure or past the timeout."""
+    try:
+        import httpx
+        from openai import OpenAI, OpenAIError
+    except ImportError as exc:
+        raise QAError("generative answers need the openai package: pip install -e '.[llm]'") from exc
+    client = OpenAI(base_url=config.llm_url, api_key="local", max_retries=0,
+                    timeout=httpx.Timeout(config.llm_timeout, connect=min(config.llm_timeout, 5.0)))
+    # The client's timeout bounds each read; the deadline bounds a server that trickles forever.
+    deadline = time.monotonic() + config.llm_timeout
+    try:
+        stream = client.chat.completions.create(
+            model=config.llm_model or "default", messages=messages,  # type: ignore[arg-type]
+            stream=True, temperature=0, max_tokens=MAX_TOKENS)
+        with stream:
+            for chunk in stream:
+                if time.monotonic() > deadline:
+                    raise LLMUnavailable(f"no complete reply within {config.llm_timeout:g} s")
+                if chunk.choices and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
+    except OpenAIError as exc:
+        raise LLMUnavailable(f"{type(exc).__name__}: {exc}") from exc
+    except (httpx.HTTPError, ValueError) as exc:  # a read timeout mid-stream, or a malformed event
+        raise LLMUnavailable(f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        client.close()
+
+
+def stream_answer(engine: QA, question: str, history: Sequence[object] | None = None) -> Iterator[Answer]:
+    """Provisional answers made of the verified sentences so far, then the final answer (last).
+
+    Off-topic questions are refused by the extractive evidence threshold before any LLM call;
+    a server failure, a timeout or a reply with no verifiable sentence gives the extractive
+    answer with a notice.
+    """
+    config = engine.config
+    if not config.llm_url:
+        raise QAError("no LLM server configured: set QA_LLM_URL (e.g. http://127.0.0.1:11434/v1)")
+    base = engine.answer(question, history)
+    if not base.answered:
+        yield base
+        return
+    began = time.perf_counter()
+    messages = build_messages(base.query, base.passages, history)
+    embed = engine.answerer.retriever.embed_query
+    text, shown, ending = "", "", False
+    try:
+        for delta in stream_text(config, messages):
+            text += delta
+            # A sentence is known complete once the next one starts: words after a full stop.
+            ending = ending or bool(_BOUNDARY.search(delta))
+            if not ending or not any(c.isalnum() for c in delta):
+                continue
+            spans = split_sentences(text)
+            if len(spans) < 2:
+                continue
+            ending = bool(_BOUNDARY.search(text[spans[-1][0]:]))
+            # Every sentence but the last is complete; verify those and show what passes.
+            partial = verify(text[: spans[-1][0]], base.passages, engine.index, embed)
+            if partial.text and partial.text != shown:
+                shown = partial.text
+                yield _generated(base, partial, began)
+    except LLMUnavailable as exc:
+        log.warning("LLM server %s failed: %s", config.llm_url, exc)
+        yield _fallback(base, began, f"The local model did not answer ({exc}); showing the extractive "
+                                     "answer.")
+        return
+    result = verify(text, base.passages, engine.index, embed)
+    for sentence, reason in zip(result.dropped, result.reasons, strict=True):
+        log.info("dropped generated sentence %r: %s", sentence, reason)
+    if not result.text:
+        yield _fallback(base, began, "No sentence of the local model's answer could be verified against "
+                                     "the articles; showing the extractive answer.", result.dropped)
+        return
+    yield _generated(base, result, began)
+
+
+def _generated(base: Answer, result: Verified, began: float) -> Answer:
+    """The generative Answer built from verified text, keeping the extractive retrieval fields."""
+    short = base.short if base.short and contains_span(result.text, base.short) else None
+    timings = {**base.timings, "llm_ms": (time.perf_counter() - began) * 1000}
+    return dataclasses.replace(base, text=result.text, citations=result.citations, short=short,
+                               timings=timings, method="llm", dropped=result.dropped, notice=None)
+
+
+def _fallback(base: Answer, began: float, notice: str, dropped: tuple[str, ...] = ()) -> Answer:
+    """The extractive answer, saying why the generated one is not shown."""
+    timings = {**base.timings, "llm_ms": (time.perf_counter() - began) * 1000}
+    return dataclasses.replace(base, timings=timings, dropped=dropped, notice=notice)
