@@ -7,6 +7,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
+
 from .followup import resolve
 from .lexical import tokenize
 from .passage import Passage
@@ -14,11 +16,19 @@ from .retrieve import Mode, Retriever, clean_question
 from .short import answer_type, short_answer
 
 NOT_COVERED = "The articles don't cover this."
-# Weights of the sentence score: semantic similarity, share of question terms, answer type,
-# and how close together the question's terms sit in the sentence.
-W_DENSE, W_LEXICAL, W_TYPE, W_PROXIMITY = 0.6, 0.4, 0.1, 0.1
-# Weight of each other article's sentence that gives the same short answer.
-W_SUPPORT = 0.05
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much each piece of evidence counts in a sentence's score."""
+
+    dense: float = 0.6  # cosine of question and sentence vectors
+    lexical: float = 0.4  # idf-weighted share of the question's terms in the sentence
+    type: float = 0.1  # the sentence holds the kind of span asked for (number, date, name)
+    proximity: float = 0.1  # the question's terms sit close together in the sentence
+    rank: float = 0.0  # the sentence's passage ranks high in retrieval
+    support: float = 0.05  # per other article giving the same short answer
+    context: float = 0.3  # weight of terms that come from earlier turns, not the question
 
 
 @dataclass(frozen=True)
@@ -57,7 +67,8 @@ class Answerer:
     """Composes extractive answers from a retriever's passages and precomputed sentence vectors."""
 
     def __init__(self, retriever: Retriever, min_evidence: float, k: int = 5,
-                 max_facts: int = 2) -> None:
+                 max_facts: int = 2, weights: Weights | None = None) -> None:
+        self.weights = weights or Weights()
         self.retriever = retriever
         self.index = retriever.index
         self.min_evidence = min_evidence
@@ -73,7 +84,7 @@ class Answerer:
         hits = self.retriever.select(query, self.k, mode)
         passages = tuple(self.retriever.passage(i, s) for i, s in hits)
         retrieved = time.perf_counter()
-        scored = self._score(query, [i for i, _ in hits])
+        scored = self._score(question, query, [i for i, _ in hits])
         timings = {"retrieve_ms": (retrieved - began) * 1000}
         if not scored or scored[0].score < self.min_evidence:
             timings["answer_ms"] = (time.perf_counter() - retrieved) * 1000
@@ -94,24 +105,39 @@ class Answerer:
         return Answer(question, " ".join(parts), True, tuple(citations), facts[0][0].short,
                       passages, query, round(scored[0].score, 4), timings)
 
-    def _score(self, query: str, chunk_ids: list[int]) -> list[_Scored]:
+    def _score(self, question: str, query: str, chunk_ids: list[int]) -> list[_Scored]:
         """Every sentence of the retrieved chunks, scored against the question, best first."""
-        ids = sorted({s for c in chunk_ids for s in self.index.chunk_sentences(c)})
+        rank: dict[int, int] = {}
+        for r, chunk_id in enumerate(chunk_ids):
+            for sid in self.index.chunk_sentences(chunk_id):
+                rank.setdefault(sid, r)
+        ids = sorted(rank)
         if not ids:
             return []
-        dense = self.index.sent_vectors[ids] @ self.retriever.embed_query(query)
-        q_terms = tokenize(query)
+        w = self.weights
+        vectors = self.index.sent_vectors[ids]
+        dense = vectors @ self.retriever.embed_query(query)
+        if query != question:
+            # A follow-up may read best alone or best resolved; take the better reading.
+            dense = np.maximum(dense, vectors @ self.retriever.embed_query(question))
+        own = tokenize(question)
+        own_set = set(own)
+        extra = [t for t in tokenize(query) if t not in own_set]
+        q_terms = own + extra
+        idf = {t: self.index.terms.weight(t) * (w.context if t in extra else 1.0) for t in q_terms}
+        total = sum(idf.values()) or 1.0
         typed = answer_type(query) != "other"
         scored = []
         for sid, cos in zip(ids, dense, strict=True):
             text = self.index.sentence_text(sid)
             s_terms, s_set = self.index.sentence_terms(sid)
-            lexical = self.index.terms.coverage(q_terms, s_set)
+            lexical = sum(v for t, v in idf.items() if t in s_set) / total
             short = short_answer(query, text) if typed else None
-            score = (W_DENSE * float(cos) + W_LEXICAL * lexical + (W_TYPE if short else 0.0)
-                     + W_PROXIMITY * proximity(q_terms, s_terms))
+            score = (w.dense * float(cos) + w.lexical * lexical + (w.type if short else 0.0)
+                     + w.proximity * proximity(q_terms, s_terms) + w.rank / (1 + rank[sid]))
             scored.append(_Scored(sid, score, short))
-        return _vote(sorted(scored, key=lambda s: (-s.score, s.sentence)), self.index.sent_sources)
+        ordered = sorted(scored, key=lambda s: (-s.score, s.sentence))
+        return _vote(ordered, self.index.sent_sources, w.support)
 
     def _facts(self, scored: list[_Scored]) -> list[list[_Scored]]:
         """Group the best sentences into facts: one sentence per fact, cited from each article."""
@@ -148,8 +174,7 @@ class Answerer:
 
 
 
-
-def _vote(scored: list[_Scored], sources: list[str]) -> list[_Scored]:
+def _vote(scored: list[_Scored], sources: list[str], weight: float) -> list[_Scored]:
     """Let sentences from other articles that give the same short answer back it up.
 
     A name, number or date that several articles state is likelier to be the answer
@@ -167,7 +192,7 @@ def _vote(scored: list[_Scored], sources: list[str]) -> list[_Scored]:
     for item in scored:
         if item.short:
             others = [v for s, v in support[item.short.lower()].items() if s != sources[item.sentence]]
-            item = _Scored(item.sentence, item.score + W_SUPPORT * sum(others), item.short)
+            item = _Scored(item.sentence, item.score + weight * sum(others), item.short)
         boosted.append(item)
     return sorted(boosted, key=lambda s: (-s.score, s.sentence))
 
