@@ -49,7 +49,7 @@ def summary(r: dict) -> str:
             f"{a['raw_model_seconds_share_of_build']:.0%} of the build",
         ]
     if v := r.get("vectors"):
-        lines.append(f"indexes ({v['real']} real vectors, beyond: noisy copies, sigma {v['noise_sigma']}):")
+        lines.append(f"indexes ({v['real']} real vectors; beyond: {v.get('synthetic', 'noisy copies')}):")
         for row in v["sizes"]:
             f, h = row["flat"], row["hnsw"]
             c = h["chosen"]
