@@ -37,7 +37,8 @@ def resolve_model(model: str) -> str:
 class SentenceTransformerEmbedder:
     """Embeds with sentence-transformers, imported only when first needed."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64) -> None:
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 16) -> None:
+        # Small batches pad less: 16 built the seeds 20% faster than 64 on 2 cores (eval/bench.py).
         self.name = model
         self.batch_size = batch_size
         self._model = _load(resolve_model(model))
