@@ -22,7 +22,7 @@ from .chunk import Chunk, chunk_article
 from .dense import BATCH, embed_resumable, make_dense
 from .embed import Embedder
 from .errors import IndexProblem
-from .index import CURRENT, FORMAT, Index, _files, _sha256, index_settings, load_index, stale_reason
+from .index import CURRENT, FORMAT, Index, file_sha256, index_files, index_settings, load_index, stale_reason
 from .lexical import BM25Index, TermWeights
 from .sentences import split_sentences
 
@@ -142,10 +142,10 @@ def _write_folder(index_dir: Path, articles: list[Article], parts: _Parts, meta:
                    "sentences": len(parts.sentences)},
         "versions": {name: _version(name) for name in _VERSIONED},
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "files": {p.relative_to(tmp).as_posix(): _sha256(p) for p in _files(tmp)},
+        "files": {p.relative_to(tmp).as_posix(): file_sha256(p) for p in index_files(tmp)},
     }
     _write_json(tmp / "meta.json", meta, indent=2)
-    for p in [*_files(tmp), tmp / "meta.json"]:
+    for p in [*index_files(tmp), tmp / "meta.json"]:
         with p.open("rb") as fh:
             os.fsync(fh.fileno())
     final = index_dir / f"v-{time.strftime('%Y%m%d%H%M%S')}-{tmp.name[5:]}"

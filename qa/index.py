@@ -69,7 +69,7 @@ class Index:
         return terms
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -77,7 +77,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _files(folder: Path) -> list[Path]:
+def index_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "meta.json")
 
 
@@ -104,7 +104,7 @@ def load_index(index_dir: Path, verify: bool = True) -> Index:
         if verify:
             for rel, digest in meta["files"].items():
                 file = path / rel
-                if not file.is_file() or _sha256(file) != digest:
+                if not file.is_file() or file_sha256(file) != digest:
                     raise IndexProblem(f"index file {rel} is missing or corrupt: {fix}")
         articles = {
             a["source"]: Article(**a)
