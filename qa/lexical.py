@@ -12,9 +12,6 @@ from pathlib import Path
 
 import numpy as np
 
-# bm25s logs every build at DEBUG through its own handler; keep the library quiet.
-logging.getLogger("bm25s").setLevel(logging.WARNING)
-
 _WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being
@@ -52,6 +49,14 @@ def tokenize(text: str) -> list[str]:
     return [stem(w) for w in _WORD.findall(_fold(text)) if w not in STOPWORDS]
 
 
+def _bm25s():  # noqa: ANN202 - the bm25s module
+    """Import bm25s, which sets its own logger to DEBUG on import; keep it quiet."""
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
+
+
 class BM25Index:
     """BM25 over chunk texts (bm25s), saved to and loaded from a folder."""
 
@@ -61,18 +66,14 @@ class BM25Index:
     @classmethod
     def build(cls, texts: list[str]) -> BM25Index:
         """Index texts (one per chunk)."""
-        import bm25s
-
-        model = bm25s.BM25()
+        model = _bm25s().BM25()
         model.index([tokenize(t) or ["\u2205"] for t in texts], show_progress=False)
         return cls(model)
 
     @classmethod
     def load(cls, folder: Path) -> BM25Index:
         """Load an index saved by save()."""
-        import bm25s
-
-        return cls(bm25s.BM25.load(str(folder), show_progress=False))
+        return cls(_bm25s().BM25.load(str(folder), show_progress=False))
 
     def save(self, folder: Path) -> None:
         """Write the index files into folder."""
