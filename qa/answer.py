@@ -67,8 +67,10 @@ class Answerer:
     """Composes extractive answers from a retriever's passages and precomputed sentence vectors."""
 
     def __init__(self, retriever: Retriever, min_evidence: float, k: int = 5,
-                 max_facts: int = 2, weights: Weights | None = None) -> None:
+                 max_facts: int = 2, weights: Weights | None = None,
+                 max_question_chars: int = 2000) -> None:
         self.weights = weights or Weights()
+        self.max_question_chars = max_question_chars
         self.retriever = retriever
         self.index = retriever.index
         self.min_evidence = min_evidence
@@ -79,7 +81,7 @@ class Answerer:
                mode: Mode = "hybrid") -> Answer:
         """Answer a question, resolving follow-ups against history [(question, answer), ...]."""
         began = time.perf_counter()
-        question = clean_question(question)
+        question = clean_question(question, self.max_question_chars)
         query = resolve(question, history)
         hits = self.retriever.select(query, self.k, mode)
         passages = tuple(self.retriever.passage(i, s) for i, s in hits)

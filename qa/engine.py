@@ -105,7 +105,8 @@ class QA:
         """The answerer over the current index."""
         retriever = Retriever(self.index, self.query_embedder, self.config.fusion_depth,
                               self.config.rrf_k)
-        return Answerer(retriever, self.config.min_evidence, self.config.k)
+        return Answerer(retriever, self.config.min_evidence, self.config.k,
+                        max_question_chars=self.config.max_question_chars)
 
     def retrieve(self, question: str, k: int | None = None, mode: Mode = "hybrid") -> list[Passage]:
         """The k passages that best match the question, each with source, offsets and score."""
@@ -115,8 +116,7 @@ class QA:
     def answer(self, question: str, history: Sequence[object] | None = None,
                mode: Mode = "hybrid") -> Answer:
         """A cited answer, or answered=False when the articles don't cover the question."""
-        return self.answerer.answer(clean_question(question, self.config.max_question_chars),
-                                    history, mode)
+        return self.answerer.answer(question, history, mode)
 
     def stream_llm(self, question: str, history: Sequence[object] | None = None) -> Iterator[Answer]:
         """Provisional generative answers (verified sentences so far), the final answer last."""

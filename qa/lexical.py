@@ -108,13 +108,6 @@ class TermWeights:
         """The idf of a stem, the rarest-term value when unseen."""
         return self.idf.get(term, self.default)
 
-    def coverage(self, query_terms: list[str], text_terms: set[str]) -> float:
-        """Share of the query's idf mass that the text contains."""
-        total = sum(self.weight(t) for t in set(query_terms))
-        if total == 0:
-            return 0.0
-        return sum(self.weight(t) for t in set(query_terms) if t in text_terms) / total
-
     def to_json(self) -> str:
         """Serialise for the index folder."""
         return json.dumps({"default": self.default, "idf": self.idf}, ensure_ascii=False)

@@ -114,14 +114,6 @@ def candidates(sentence: str, kind: str) -> list[tuple[int, int]]:
     return spans
 
 
-def has_candidate(sentence: str, question: str) -> bool:
-    """True when the sentence holds a span of the kind the question asks for, new to it."""
-    kind = answer_type(question)
-    if kind == "other":
-        return False
-    return short_answer(question, sentence) is not None
-
-
 @lru_cache(maxsize=1 << 16)
 def _word_terms(word: str) -> tuple[str, ...]:
     """tokenize() of one word, cached: every answer tokenizes the same common words again."""
