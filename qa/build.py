@@ -95,24 +95,30 @@ def _assemble(
         for start, end in split_sentences(article.text):
             sentences.append((article.source, start, end))
             sent_rows.append(_flat(article.text[start:end]))
+    chunk_vectors, sent_vectors = _fill([chunk_rows, sent_rows], embedder, progress, partial,
+                                        batch_size)
     return _Parts(
         chunks=chunks,
-        chunk_vectors=_fill(chunk_rows, embedder, progress, partial, batch_size),
+        chunk_vectors=chunk_vectors,
         sentences=sentences,
-        sent_vectors=_fill(sent_rows, embedder, progress, partial, batch_size),
+        sent_vectors=sent_vectors,
         embedded_chunks=sum(isinstance(r, str) for r in chunk_rows),
         embedded_sentences=sum(isinstance(r, str) for r in sent_rows),
     )
 
 
-def _fill(rows: list[np.ndarray | str], embedder: Embedder, progress: bool, partial: Path,
-          batch_size: int) -> np.ndarray:
-    """Embed the text rows (resumably, in batches) and stack them with the copied vectors."""
-    texts = [r for r in rows if isinstance(r, str)]
+def _fill(tables: list[list[np.ndarray | str]], embedder: Embedder, progress: bool, partial: Path,
+          batch_size: int) -> list[np.ndarray]:
+    """Embed the text rows of every table in one pass (resumably, in batches of similar
+    length), and stack each table's new vectors with its copied ones."""
+    texts = [r for rows in tables for r in rows if isinstance(r, str)]
     fresh = iter(embed_resumable(texts, embedder, partial, batch_size, progress))
-    out = np.zeros((len(rows), embedder.dim), dtype=np.float32)
-    for i, row in enumerate(rows):
-        out[i] = next(fresh) if isinstance(row, str) else row
+    out = []
+    for rows in tables:
+        vectors = np.zeros((len(rows), embedder.dim), dtype=np.float32)
+        for i, row in enumerate(rows):
+            vectors[i] = next(fresh) if isinstance(row, str) else row
+        out.append(vectors)
     return out
 
 

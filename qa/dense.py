@@ -32,38 +32,50 @@ def _batch_key(embedder: Embedder, texts: list[str]) -> str:
 
 def embed_resumable(texts: list[str], embedder: Embedder, cache_dir: Path | None,
                     batch_size: int = BATCH, progress: bool = False) -> np.ndarray:
-    """Embed texts batch by batch, saving each finished batch so an interrupted build resumes."""
+    """Embed texts batch by batch, saving each finished batch so an interrupted build resumes.
+
+    Each distinct text is embedded once, and texts go to the model shortest first: a batch
+    of similar lengths pads little (sentences and passages differ tenfold in length).
+    """
     out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
     if not texts:
         return out
-    starts = range(0, len(texts), batch_size)
+    unique = sorted(set(texts), key=lambda t: (len(t), t))
+    row = {text: i for i, text in enumerate(unique)}
+    vectors = np.zeros((len(unique), embedder.dim), dtype=np.float32)
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(texts), desc="embedding", unit="text")
+        bar = tqdm(total=len(unique), desc="embedding", unit="text")
     if cache_dir is not None:
         cache_dir.mkdir(parents=True, exist_ok=True)
     try:
-        for start in starts:
-            batch = texts[start : start + batch_size]
-            file = cache_dir / f"{_batch_key(embedder, batch)}.npy" if cache_dir else None
-            vectors = _load_batch(file, len(batch), embedder.dim)
-            if vectors is None:
-                vectors = embedder.embed(batch)
-                if file is not None:
-                    # Written under a temporary name first: a crash mid-write leaves no half batch.
-                    tmp = file.with_suffix(f".{os.getpid()}.tmp")
-                    with tmp.open("wb") as fh:
-                        np.save(fh, vectors)
-                    os.replace(tmp, file)
-            out[start : start + len(batch)] = vectors
+        for start in range(0, len(unique), batch_size):
+            batch = unique[start : start + batch_size]
+            vectors[start : start + len(batch)] = _embed_batch(batch, embedder, cache_dir)
             if bar is not None:
                 bar.update(len(batch))
     finally:
         if bar is not None:
             bar.close()
+    out[:] = vectors[[row[text] for text in texts]]
     return out
+
+
+def _embed_batch(batch: list[str], embedder: Embedder, cache_dir: Path | None) -> np.ndarray:
+    """One batch's vectors: from the cache when an earlier run finished it, else embedded and saved."""
+    file = cache_dir / f"{_batch_key(embedder, batch)}.npy" if cache_dir else None
+    vectors = _load_batch(file, len(batch), embedder.dim)
+    if vectors is None:
+        vectors = embedder.embed(batch)
+        if file is not None:
+            # Written under a temporary name first: a crash mid-write leaves no half batch.
+            tmp = file.with_suffix(f".{os.getpid()}.tmp")
+            with tmp.open("wb") as fh:
+                np.save(fh, vectors)
+            os.replace(tmp, file)
+    return vectors
 
 
 def _load_batch(file: Path | None, rows: int, dim: int) -> np.ndarray | None:

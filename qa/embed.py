@@ -37,8 +37,9 @@ def resolve_model(model: str) -> str:
 class SentenceTransformerEmbedder:
     """Embeds with sentence-transformers, imported only when first needed."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 16) -> None:
-        # Small batches pad less: 16 built the seeds 20% faster than 64 on 2 cores (eval/bench.py).
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 128) -> None:
+        # The build hands over texts sorted by length (qa/dense.py), so big batches pad little:
+        # on 500 RealTime QA sentences and passages, batches of 128 encoded 2.9x faster than 16.
         self.name = model
         self.batch_size = batch_size
         self._model = _load(resolve_model(model))

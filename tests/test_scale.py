@@ -36,17 +36,17 @@ def test_rerun_after_interruption_embeds_only_unfinished_batches(tiny_config) ->
     args = (tiny_config.index_dir, articles)
     sizes = (tiny_config.chunk_size, tiny_config.chunk_overlap)
     full = FakeEmbedder()
-    build_index(tiny_config.index_dir.parent / "reference", articles, full, *sizes, batch_size=4)
+    build_index(tiny_config.index_dir.parent / "reference", articles, full, *sizes, batch_size=2)
     assert len(full.calls) > 4  # enough batches to interrupt midway
 
     flaky = FlakyEmbedder(fail_after=3)
     with pytest.raises(Interrupted):
-        build_index(*args, flaky, *sizes, batch_size=4)
+        build_index(*args, flaky, *sizes, batch_size=2)
     assert current_path(tiny_config.index_dir) is None  # nothing half-built was swapped in
     done = flaky.embedded
 
     rerun = FlakyEmbedder(fail_after=None)
-    build_index(*args, rerun, *sizes, batch_size=4)
+    build_index(*args, rerun, *sizes, batch_size=2)
     assert 0 < done < full.embedded and rerun.embedded == full.embedded - done
     assert not (tiny_config.index_dir / ".partial").exists()  # the cache goes once it is built
     resumed = load_index(tiny_config.index_dir)
@@ -82,3 +82,13 @@ def test_below_the_threshold_the_index_is_exact(fake_qa: QA) -> None:
     fake_qa.build()
     meta = json.loads((current_path(fake_qa.config.index_dir) / "meta.json").read_text())
     assert meta["dense"] == {"type": "flat"}
+
+
+def test_each_distinct_text_is_embedded_once_and_rows_keep_their_order(tmp_path) -> None:
+    from qa.dense import embed_resumable
+
+    texts = ["a much longer text about the harbour bridge", "short", "bridge", "short", "a"]
+    embedder = FakeEmbedder()
+    vectors = embed_resumable(texts, embedder, tmp_path / "partial", batch_size=2)
+    assert embedder.embedded == 4  # "short" once
+    assert np.allclose(vectors, FakeEmbedder().embed(texts))
