@@ -22,7 +22,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 from scale_data import ROOT, cores, grow, percentiles, rss_mb, rtqa_articles, rtqa_questions  # noqa: E402
 
-EF_SEARCH = (16, 32, 64, 128, 256, 512, 1024)
+PROBE_SHARES = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)  # IVF: share of the cells probed
 
 
 def bench_build(articles: list, embedder: object, work: Path, progress: bool) -> dict:
@@ -71,7 +71,7 @@ def _query_times(index: object, queries: np.ndarray, k: int = 50) -> tuple[list[
 
 
 def bench_vectors(real: np.ndarray, queries: np.ndarray, sizes: list[int], work: Path) -> list[dict]:
-    """(b) Exact and HNSW indexes of each size: memory, disk, build time, query p50/p95, recall."""
+    """(b) Exact and IVF indexes of each size: memory, disk, build time, query p50/p95, recall."""
     import faiss
 
     from qa.config import Config
@@ -81,29 +81,32 @@ def bench_vectors(real: np.ndarray, queries: np.ndarray, sizes: list[int], work:
     rows = []
     for n in sizes:
         vectors = grow(real, n)
-        row: dict = {"vectors": n, "dense_type_chosen": "hnsw" if n >= threshold else "flat"}
-        for kind in ("flat", "hnsw"):
+        row: dict = {"vectors": n, "dense_type_chosen": "ivf" if n >= threshold else "flat"}
+        for kind in ("flat", "ivf"):
             rss, began = rss_mb(), time.perf_counter()
-            index, _ = make_dense(vectors, 0 if kind == "hnsw" else n + 1)
+            index, info = make_dense(vectors, 0 if kind == "ivf" else n + 1)
             build_s = time.perf_counter() - began
             grown = rss_mb() - rss
             path = work / f"{kind}-{n}.faiss"
             faiss.write_index(index, str(path))
             faiss.omp_set_num_threads(1)
             entry = {"build_s": round(build_s, 2), "rss_delta_mb": round(grown, 1),
-                     "disk_mb": round(path.stat().st_size / 2**20, 1)}
+                     "disk_mb": round(path.stat().st_size / 2**20, 1), **info}
             path.unlink()
             if kind == "flat":
                 times, exact = _query_times(index, queries)
                 entry.update(percentiles(times))
             else:
                 sweep = []
-                for ef in EF_SEARCH:
-                    index.hnsw.efSearch = ef  # type: ignore[attr-defined]
+                for share in PROBE_SHARES:
+                    index.nprobe = max(1, round(share * info["nlist"]))  # type: ignore[attr-defined]
                     times, top = _query_times(index, queries)
                     recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(top, exact, strict=True)])
-                    sweep.append({"efSearch": ef, "recall@10": round(float(recall), 4), **percentiles(times)})
+                    sweep.append({"nprobe": index.nprobe, "recall@10": round(float(recall), 4),  # type: ignore[attr-defined]
+                                  **percentiles(times)})
                 entry["sweep"] = sweep
+                # What qa/dense.py sets, and the fewest probes that reach recall@10 0.95.
+                entry["default"] = next(s for s in sweep if s["nprobe"] == info["nprobe"])
                 entry["chosen"] = next((s for s in sweep if s["recall@10"] >= 0.95), sweep[-1])
             row[kind] = entry
             del index

@@ -30,8 +30,9 @@ class Config:
     max_question_chars: int = 2000
     # Embed questions with the ONNX twin of the packaged model: no torch import at query time.
     onnx_queries: bool = True
-    # From this many chunks on, the dense index is HNSW (approximate: recall@10 0.89 to 0.99,
-    # measured by eval/scale_bench.py) instead of exact search, whose cost grows with the count.
+    # From this many chunks on, the dense index is IVF (approximate; recall@10 against exact
+    # search measured by eval/scale_bench.py) instead of exact search, whose cost grows with
+    # the count.
     ann_threshold: int = 200_000
     # Optional generative answers (qa/generate.py): an OpenAI-compatible base URL such as
     # http://127.0.0.1:11434/v1, the model name to ask for, and the whole reply's time limit.

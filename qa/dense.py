@@ -14,11 +14,16 @@ from .embed import Embedder
 log = logging.getLogger(__name__)
 
 BATCH = 256
-# HNSW settings. eval/scale_bench.py measured recall@10 against exact search on synthetic
-# vectors: efSearch 1024 gives 0.99 at 100k and 0.89 at 1M (p95 21 ms on 2 busy cores);
-# a higher efConstruction is the next thing to try for 0.95 at 1M.
-HNSW_M = 32
-HNSW_EF_CONSTRUCTION = 40
+# Approximate search from Config.ann_threshold chunks on: FAISS IVF (inverted lists over
+# k-means cells), exact inner products inside the cells it probes. eval/scale_bench.py
+# measured recall@10 against exact search on 1M synthetic vectors (Gaussian, the real
+# vectors' covariance: hard, no clusters): IVF_NLIST cells, IVF_NPROBE probed -> see README.
+# HNSW (M=32, efConstruction 40) reached only 0.89 at efSearch 1024 there; a better graph
+# costs hours of build on 2 cores. Indexes built as HNSW still load (tune_dense).
+IVF_CELLS_PER_SQRT = 4  # nlist = 4 * sqrt(n), the usual rule, at most IVF_MAX_NLIST
+IVF_MAX_NLIST = 4096
+IVF_PROBE_SHARE = 0.2  # share of the cells probed per query
+IVF_TRAIN_PER_CELL = 40  # k-means sample: this many vectors per cell
 HNSW_EF_SEARCH = 1024
 
 
@@ -89,25 +94,33 @@ def _load_batch(file: Path | None, rows: int, dim: int) -> np.ndarray | None:
     return vectors if vectors.shape == (rows, dim) else None
 
 
+def ivf_nlist(n: int) -> int:
+    """Cells for an IVF index of n vectors."""
+    return max(1, min(IVF_MAX_NLIST, int(IVF_CELLS_PER_SQRT * n**0.5), n // IVF_TRAIN_PER_CELL))
+
+
 def make_dense(vectors: np.ndarray, ann_threshold: int) -> tuple[object, dict]:
-    """An exact inner-product index, or HNSW from ann_threshold vectors on; and its description."""
+    """An exact inner-product index, or IVF from ann_threshold vectors on; and its description."""
     import faiss
 
-    dim = vectors.shape[1]
-    if len(vectors) < ann_threshold:
-        index = faiss.IndexFlatIP(dim)
-        info: dict = {"type": "flat"}
-    else:
-        index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-        index.hnsw.efSearch = HNSW_EF_SEARCH
-        info = {"type": "hnsw", "M": HNSW_M, "efConstruction": HNSW_EF_CONSTRUCTION,
-                "efSearch": HNSW_EF_SEARCH}
+    n, dim = vectors.shape
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     # Searching sets FAISS to one thread (qa/retrieve.py); building wants every core.
     threads = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(os.cpu_count() or 1)
     try:
-        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+        if n < ann_threshold:
+            index = faiss.IndexFlatIP(dim)
+            info: dict = {"type": "flat"}
+        else:
+            nlist = ivf_nlist(n)
+            nprobe = max(1, round(nlist * IVF_PROBE_SHARE))
+            index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
+            sample = np.random.default_rng(0).choice(n, min(n, nlist * IVF_TRAIN_PER_CELL), replace=False)
+            index.train(vectors[np.sort(sample)])
+            index.nprobe = nprobe
+            info = {"type": "ivf", "nlist": nlist, "nprobe": nprobe}
+        index.add(vectors)
     finally:
         faiss.omp_set_num_threads(threads)
     return index, info
@@ -115,5 +128,8 @@ def make_dense(vectors: np.ndarray, ann_threshold: int) -> tuple[object, dict]:
 
 def tune_dense(index: object, info: dict | None) -> None:
     """Apply the search settings recorded in meta.json to a loaded index."""
-    if info and info.get("type") == "hnsw":
-        index.hnsw.efSearch = int(info.get("efSearch", HNSW_EF_SEARCH))  # type: ignore[attr-defined]
+    kind = (info or {}).get("type")
+    if kind == "ivf":
+        index.nprobe = int(info["nprobe"])  # type: ignore[attr-defined, index]
+    elif kind == "hnsw":
+        index.hnsw.efSearch = int(info.get("efSearch", HNSW_EF_SEARCH))  # type: ignore[attr-defined, union-attr]

@@ -56,15 +56,15 @@ def test_rerun_after_interruption_embeds_only_unfinished_batches(tiny_config) ->
                        reference.dense.reconstruct_n(0, reference.dense.ntotal))
 
 
-def test_over_the_threshold_the_index_is_hnsw_and_retrieves(fake_qa: QA, fake_embedder) -> None:
+def test_over_the_threshold_the_index_is_ivf_and_retrieves(fake_qa: QA, fake_embedder) -> None:
     config = fake_qa.config.replace(ann_threshold=5)  # the tiny articles make 5 chunks
     engine = QA(config, embedder=fake_embedder)
     engine.build()
     index = load_index(config.index_dir)
     meta = json.loads((index.path / "meta.json").read_text())
     assert len(index.chunks) >= 5
-    assert meta["dense"]["type"] == "hnsw" and "HNSW" in type(index.dense).__name__
-    assert index.dense.hnsw.efSearch == meta["dense"]["efSearch"]
+    assert meta["dense"]["type"] == "ivf" and "IVF" in type(index.dense).__name__
+    assert index.dense.nprobe == meta["dense"]["nprobe"] and index.dense.nlist == meta["dense"]["nlist"]
     # Every chunk finds itself first, as exact search would.
     vectors = index.dense.reconstruct_n(0, index.dense.ntotal)
     _, ids = index.dense.search(vectors, 1)
@@ -92,3 +92,20 @@ def test_each_distinct_text_is_embedded_once_and_rows_keep_their_order(tmp_path)
     vectors = embed_resumable(texts, embedder, tmp_path / "partial", batch_size=2)
     assert embedder.embedded == 4  # "short" once
     assert np.allclose(vectors, FakeEmbedder().embed(texts))
+
+
+def test_ivf_finds_what_exact_search_finds() -> None:
+    from qa.dense import ivf_nlist, make_dense
+
+    rng = np.random.default_rng(1)
+    centres = rng.standard_normal((50, 32)).astype(np.float32)
+    vectors = centres[rng.integers(0, 50, 5000)] + 0.3 * rng.standard_normal((5000, 32)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ivf, info = make_dense(vectors, ann_threshold=1000)
+    exact, _ = make_dense(vectors, ann_threshold=10_000)
+    assert info["type"] == "ivf" and info["nlist"] == ivf_nlist(5000) > 1 and info["nprobe"] < info["nlist"]
+    queries = vectors[:100] + 0.05 * rng.standard_normal((100, 32)).astype(np.float32)
+    _, want = exact.search(queries, 10)
+    _, got = ivf.search(queries, 10)
+    recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(got, want, strict=True)])
+    assert recall >= 0.9
