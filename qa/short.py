@@ -7,6 +7,8 @@ from functools import lru_cache
 
 from .lexical import STOPWORDS, tokenize
 
+CLOSE_CHARS = 25  # a candidate this many characters from the question's terms counts half
+FOLLOWED = 1.5  # weight of a name right before the question's verb or noun
 NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
     "fifty|hundred|thousand|million|billion|dozen|dozens|hundreds|thousands|millions"
@@ -30,7 +32,7 @@ _DURATION = re.compile(r"\b(?:\d+|[a-z]+)[\s-]+(?:days?|weeks?|months?|years?|ho
 _MONTH_ONLY = re.compile(rf"\b{_MONTH[:-3]}\b")
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
 # Day and month names are dates, never the name a "which/who" question asks for.
-_CALENDAR = re.compile(rf"^(?:{_MONTH[:-3]}|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$")
+CALENDAR = re.compile(rf"^(?:{_MONTH[:-3]}|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$")
 # A lone capitalised word opening a sentence is usually an ordinary word ("Asked", "Literally").
 _COMMON_START = re.compile(r"^[A-Z][a-z]+(?:ly|ed|ing|ally)$")
 # "Which/what <noun>" questions: the noun says what kind of span answers them.
@@ -39,12 +41,13 @@ _PERSON_NOUNS = ("president|analyst|leader|official|minister|negotiator|spokesma
                  "actress|singer|player|senator|governor|judge|ceo|founder|author|rapper|star|athlete|"
                  "coach|celebrity|politician|lawmaker|candidate|musician|director|executive|comedian|"
                  "popstar|pitcher|quarterback|mp|rep|representative|host|billionaire|astronaut|pope|"
-                 "entrepreneur|chef|writer|artist|journalist|member|person|man|woman")
+                 "entrepreneur|chef|writer|artist|journalist|member|person|man|woman|people|head|royal")
 _NAME_NOUNS = ("agency|network|group|company|organization|organisation|newspaper|party|team|show|"
                "film|movie|brand|band|app|airline|firm|bank|university|institution|retailer|"
                "nation|league|series|book|song|album|website|platform|automaker|store|chain|club|"
                "currency|planet|breed|substance|maker|manufacturer|carmaker|drug|vaccine|game|"
-               "restaurant|magazine|channel|station|hurricane|storm|species|animal|mission|spacecraft")
+               "restaurant|magazine|channel|station|hurricane|storm|species|animal|mission|spacecraft|"
+               "painting|dinosaur|landmark|variant|virus|disease|school|college|sport|award|event")
 _NOUNS = f"month|{_PLACE_NOUNS}|{_PERSON_NOUNS}|{_NAME_NOUNS}"
 
 
@@ -56,44 +59,59 @@ def _plural(word: str) -> str:
 
 # The noun must head the wh-phrase: "what did the spokesman say" asks for no spokesman.
 _AUX = r"(?!(?:is|are|was|were|do|does|did|has|have|had|will|would|can|could|should|may|might)\b)"
-_WHICH = re.compile(rf"\b(?:which|what)\s+(?:{_AUX}[\w’'-]+\s+){{0,3}}?({_plural(_NOUNS)})\b",
+WHICH_NOUN = re.compile(rf"\b(?:which|what)\s+(?:{_AUX}[\w’'-]+\s+){{0,3}}?({_plural(_NOUNS)})\b",
                     re.IGNORECASE)
 _WH = re.compile(r"\b(how many|how much|how long|how old|how high|how far|how tall|how big|how fast|"
-                 r"what percentage|when|what date|what day|which day|"
+                 r"how soon|what percentage|when|what date|what day|which day|"
                  r"what year|who|whom|whose|where|which|what)\b", re.IGNORECASE)
 
 
 # Words that open a capitalised run but are not part of a person's name.
-_LEADING = frozenset(
+LEADING = frozenset(
     "The A An But In On And As At Mr Mrs Ms Dr Mayor President Prime Minister Analyst Senator "
     "Governor General Chancellor King Queen Prince Judge Justice Secretary Spokesman US U.S UN "
     "Afghan American British Former Deputy Chief".split()
 )
 
 
+def focus(question: str) -> str:
+    """The sentence of a question that asks it: quiz questions open with a sentence of context."""
+    parts = [p for p in re.split(r"(?<=[.!?])\s+(?=[\"“‘'A-Z0-9])", question.strip()) if p.strip()]
+    for part in reversed(parts):
+        if _WH.search(part) or part.rstrip().endswith(("?", ":")):
+            return part
+    return question
+
+
 def answer_type(question: str) -> str:
     """The kind of span a question asks for: number, date, duration, person, place or other."""
+    question = focus(question)
+    if re.search(r"\bsince\s*:?\s*$", question, re.IGNORECASE):
+        return "date"
     match = _WH.search(question)
     wh = match.group(1).lower() if match else ""
-    if wh in {"how many", "how much", "what percentage"} or (wh.startswith("how ") and wh != "how long"):
+    if wh in {"how many", "how much", "what percentage"} or (
+            wh.startswith("how ") and wh not in {"how long", "how soon"}):
         return "number"
     if wh == "how long":
         return "duration"
     if wh == "what year":
         return "year"
-    if wh in {"when", "what date", "what day", "which day"}:
+    if wh in {"when", "what date", "what day", "which day", "how soon"}:
         return "date"
     if wh in {"who", "whom", "whose"}:
         return "person"
     if wh == "where":
         return "place"
-    if wh in {"which", "what"} and (noun := _WHICH.search(question)):
+    if wh in {"which", "what"} and (noun := WHICH_NOUN.search(question)):
         word = noun.group(1).lower()
         if word == "month":
             return "month"
         if re.fullmatch(_plural(_PLACE_NOUNS), word):
             return "place"
         return "person" if re.fullmatch(_plural(_PERSON_NOUNS), word) else "name"
+    if re.search(r"\b(?:called|named|titled|the name of)\b", question, re.IGNORECASE) and wh != "why":
+        return "name"
     if wh == "which" and not re.search(r"\bwhich\s+(?:of\s+)?(?:these|the following)\b", question, re.I):
         # "Which <anything>" asks for an entity, and entities are mostly capitalised names.
         return "name"
@@ -109,7 +127,7 @@ def candidates(sentence: str, kind: str) -> list[tuple[int, int]]:
     if kind in {"person", "place", "name", "other"}:
         lead = len(sentence) - len(sentence.lstrip(" \"“‘'"))
         spans = [(a, b) for a, b in spans if sentence[a:b].lower() not in STOPWORDS
-                 and not _CALENDAR.match(sentence[a:b].rstrip("."))
+                 and not CALENDAR.match(sentence[a:b].rstrip("."))
                  and not (a == lead and _COMMON_START.match(sentence[a:b]))]
     return spans
 
@@ -120,31 +138,55 @@ def _word_terms(word: str) -> tuple[str, ...]:
     return tuple(tokenize(word))
 
 
-def short_answer(question: str, sentence: str) -> str | None:
-    """The candidate span not already in the question that sits closest to its terms."""
-    kind = answer_type(question)
+def spans(question: str, sentence: str, kind: str | None = None) -> list[tuple[str, float]]:
+    """Candidate answers in sentence, not already in the question, each with its closeness (0 to 1)."""
+    kind = kind or answer_type(question)
     q_terms = set(tokenize(question))
+    focused = focus(question).lower()
     words = [(m.start(), _word_terms(m.group())) for m in re.finditer(r"\S+", sentence)]
     anchors = [pos for pos, toks in words if q_terms.intersection(toks)]
-    best: tuple[float, str] | None = None
+    found: list[tuple[str, float]] = []
     for start, end in candidates(sentence, kind):
         text = re.sub(r"[’']s$", "", sentence[start:end].strip(" ,.;:\"“”’'"))  # "Colombia’s"
         span_terms = set(tokenize(text))
         if not text or (span_terms and span_terms <= q_terms):
             continue
         if kind == "person":
-            words = text.split()
-            while words and words[0].rstrip(".") in _LEADING:
-                words = words[1:]
-            text = " ".join(words)
+            names = text.split()
+            while names and names[0].rstrip(".") in LEADING:
+                names = names[1:]
+            text = " ".join(names)
             if not text:
                 continue
         distance = min((abs(a - start) for a in anchors), default=len(sentence))
         # Multi-word names are likelier answers than a lone capitalised word.
         score = distance - (15 if kind == "person" and " " in text else 0)
+        if kind == "number" and not _fits_number(focused, text):
+            continue
         if kind == "number" and q_terms.intersection(tokenize(" ".join(sentence[end:].split()[:2]))):
             # "500 prisoners" answers "how many prisoners": the counted noun follows the number.
             score -= 30
-        if best is None or score < best[0]:
-            best = (score, text)
-    return best[1] if best else None
+        close = 1.0 / (1.0 + max(score, 0) / CLOSE_CHARS)
+        if kind in {"person", "name", "place"} and q_terms.intersection(
+                tokenize(" ".join(sentence[end:].split()[:4]))):
+            close *= FOLLOWED  # "Ford is recalling ...": the answer is the subject of the question's verb
+        found.append((text, close))
+    return found
+
+
+def _fits_number(question: str, span: str) -> bool:
+    """Whether a number span is the kind of number the (lower-cased) question asks for."""
+    if re.search(r"percent|%|share|proportion", question):
+        return bool(re.search(r"%|percent", span, re.IGNORECASE))
+    if re.fullmatch(r"(?:19|20)\d\d", span) and "year" not in question:
+        return False  # a bare year is a date, not a count
+    money = r"\bhow much\b.*\b(?:cost|pay|paid|raise|worth|price|spen[dt]|fund|money|sell|sold|earn)"
+    if re.search(money, question):
+        return bool(re.search(r"[$€£]|million|billion|thousand|\bm\b|bn", span, re.IGNORECASE))
+    return True
+
+
+def short_answer(question: str, sentence: str) -> str | None:
+    """The candidate span not already in the question that sits closest to its terms."""
+    found = spans(question, sentence)
+    return max(found, key=lambda f: f[1])[0] if found else None

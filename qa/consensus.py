@@ -1,0 +1,89 @@
+"""The short answer that the best sentences agree on, voted across sentences and articles."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+
+from . import places
+from .short import CALENDAR, LEADING, WHICH_NOUN, answer_type, focus, spans
+
+SCORE_SCALE = 0.1  # a sentence scoring this much below the best counts 1/e as much
+SOURCE_BONUS = 0.2  # per extra article stating the same span
+# Names that news text mentions everywhere (bylines, agencies, nationalities), rarely the answer.
+_BOILERPLATE = frozenset(
+    "ap|associated press|reuters|cnn|cnn business|usa today|the guardian|bbc|afp|getty images|us|u s|"
+    "american|americans|british|european|russian|chinese|ukrainian|french|german|english|"
+    "facebook|twitter|instagram|youtube|tiktok|google".split("|"))
+
+
+def pick_short(question: str, sentences: Sequence[tuple[str, float, str]]) -> tuple[str, int] | None:
+    """The span the best sentences agree on, and the index of the sentence that states it best.
+
+    sentences are (text, score, source), best first. A name or number stated near the
+    question's terms in several sentences, from several articles, beats one stated once.
+    """
+    kind = answer_type(question)
+    if kind == "other" or not sentences:
+        return None
+    top = sentences[0][1]
+    common = _common_words(s[0] for s in sentences)
+    wanted = places.place_kind(focus(question)) if kind == "place" else None
+    found = WHICH_NOUN.search(focus(question))
+    noun = found.group(1).lower() if found else None
+    totals: dict[str, float] = {}
+    sources: dict[str, set[str]] = {}
+    where: dict[str, tuple[float, int, str]] = {}
+    for i, (text, score, source) in enumerate(sentences):
+        weight = math.exp((score - top) / SCORE_SCALE)
+        kept: list[tuple[str, float]] = []
+        for span, close in spans(question, text, kind):
+            words = span.split()
+            while len(words) > 1 and (words[0].lower() in common or words[0] in LEADING):
+                words = words[1:]  # "Although Pitt", "On Tuesday", "Meanwhile Apple"
+            span = " ".join(words)
+            if (" " not in span and span.lower() in common) or CALENDAR.match(span):
+                continue
+            if wanted and not places.is_place(span, wanted):
+                # "Gustavo Petro of Colombia": the place may close a longer name.
+                span = span.rsplit(" of ", 1)[-1]
+                if not places.is_place(span, wanted):
+                    continue
+            plain = " ".join(re.findall(r"\w+", span.lower()))
+            if plain in _BOILERPLATE and not (kind == "place" and places.is_place(span)):
+                continue
+            if noun and _names_noun(text, span, noun):
+                close *= 2.0  # "Southwest Airlines" for "which airline", "the Lightning team"
+            if kind == "place" and places.is_place(span):
+                close *= 2.0  # a known place name is the likeliest answer to "where"
+            elif kind in {"person", "name"} and places.is_place(span):
+                close *= 0.5
+            kept.append((span, close))
+        for span, close in kept:
+            key = " ".join(re.findall(r"\w+", span.lower()))
+            totals[key] = totals.get(key, 0.0) + weight * close
+            sources.setdefault(key, set()).add(source)
+            if weight * close > where.get(key, (-1.0, 0, ""))[0]:
+                where[key] = (weight * close, i, span)
+    if not totals:
+        return None
+
+    def value(key: str) -> float:
+        return totals[key] * (1 + SOURCE_BONUS * (len(sources[key]) - 1))
+
+    best = max(totals, key=lambda k: (value(k), -where[k][1]))
+    return where[best][2], where[best][1]
+
+
+def _names_noun(sentence: str, span: str, noun: str) -> bool:
+    """True when the span holds the question's noun or sits right before or after it."""
+    stem = noun[:-3] if noun.endswith("ies") else noun.rstrip("s")
+    at = sentence.find(span)
+    near = sentence[max(0, at - 20): at + len(span) + 20].lower() if at >= 0 else span.lower()
+    return re.search(rf"\b{re.escape(stem[:-1] if stem.endswith('y') else stem)}", near) is not None
+
+
+def _common_words(texts: Iterable[str]) -> set[str]:
+    """Words the texts also write in lower case mid-sentence: "Almost" opening a sentence is no name."""
+    return {w for t in texts for w in re.findall(r"(?<=\s)[a-z][a-z’'-]+", t)}
