@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         rt = rtqa.run(embedder, args.rtqa_limit, log)
         print(f"embedding cache: {embedder.hits} hits, {embedder.misses} embedded", file=sys.stderr)
         print("\n" + report.rtqa_section(rt))
-        (args.out / "rtqa.json").write_text(json.dumps(rt, indent=1), encoding="utf-8")
+        (log.parent / "rtqa.json").write_text(json.dumps(rt, indent=1), encoding="utf-8")
     if result["summary"]:
         path = report.write(result, args.out, calibration, rt)
         print(f"\nwrote {path} and {args.out / 'results.json'}", file=sys.stderr)

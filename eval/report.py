@@ -73,7 +73,9 @@ def rtqa_section(rt: dict) -> str:
 def write(result: dict, out: Path, calibration: dict | None = None, rtqa: dict | None = None) -> Path:
     """Write results.json and report.md (with plots) into out; return the report's path."""
     out.mkdir(parents=True, exist_ok=True)
-    payload = {**result, "calibration": calibration, "rtqa": rtqa}
+    # RealTime QA records quote the benchmark's articles and answers: only the summary is kept
+    # here; the records stay in the git-ignored eval/results/cache/.
+    payload = {**result, "calibration": calibration, "rtqa": rtqa and {"summary": rtqa["summary"]}}
     (out / "results.json").write_text(json.dumps(payload, indent=1, default=str), encoding="utf-8")
     parts = ["# Evaluation report", "",
              f"Hand-written set: {next(iter(result['summary'].values()))['questions']} questions "
