@@ -109,3 +109,14 @@ def test_ivf_finds_what_exact_search_finds() -> None:
     _, got = ivf.search(queries, 10)
     recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(got, want, strict=True)])
     assert recall >= 0.9
+
+
+def test_length_batches_group_similar_lengths_within_the_budget() -> None:
+    from qa.embed import length_batches
+
+    texts = ["x" * n for n in (300, 5, 10, 290, 7, 100)]
+    batches = length_batches(texts, max_texts=3, max_chars=600)
+    assert sorted(i for b in batches for i in b) == list(range(len(texts)))
+    assert batches[0] == [1, 4, 2]  # the shortest first, at most max_texts
+    for batch in batches:
+        assert len(batch) == 1 or len(batch) * max(len(texts[i]) for i in batch) <= 600
