@@ -7,9 +7,13 @@ import re
 from collections.abc import Iterable, Sequence
 
 from . import places
+from .lexical import STOPWORDS
 from .short import CALENDAR, LEADING, WHICH_NOUN, answer_type, focus, spans
 
+_POSSESSOR = re.compile(r"^(?:[A-Z][\w.-]*\s)*?[A-Z][\w.-]*[’']s\s+(?=[A-Z])")
+_COMPANY = frozenset("Co Corp Inc Ltd LLC plc PLC Group".split())
 SCORE_SCALE = 0.1  # a sentence scoring this much below the best counts 1/e as much
+PER_SENTENCE = 0.9  # a sentence votes for spans at least this close, relative to its closest
 SOURCE_BONUS = 0.2  # per extra article stating the same span
 # Names that news text mentions everywhere (bylines, agencies, nationalities), rarely the answer.
 _BOILERPLATE = frozenset(
@@ -39,11 +43,19 @@ def pick_short(question: str, sentences: Sequence[tuple[str, float, str]]) -> tu
         weight = math.exp((score - top) / SCORE_SCALE)
         kept: list[tuple[str, float]] = []
         for span, close in spans(question, text, kind):
+            span = _POSSESSOR.sub("", span)  # "California's Yosemite National Park"
             words = span.split()
-            while len(words) > 1 and (words[0].lower() in common or words[0] in LEADING):
-                words = words[1:]  # "Although Pitt", "On Tuesday", "Meanwhile Apple"
+            while len(words) > 1 and (words[0].lower() in common or words[0] in LEADING
+                                      or words[0].lower() in STOPWORDS):
+                words = words[1:]  # "Although Pitt", "On Tuesday", "Since Sarina Wiegman"
+            while len(words) > 1 and (words[-1].lower() in STOPWORDS or CALENDAR.match(words[-1])
+                                      or words[-1].rstrip(".") in _COMPANY):
+                words = words[:-1]  # "Denver Broncos Tuesday", "Walmart That"
             span = " ".join(words)
-            if (" " not in span and span.lower() in common) or CALENDAR.match(span):
+            if wanted:
+                span = places.DEMONYMS.get(span.lower(), span)  # "Japanese" answers "which nation"
+            if (" " not in span and (span.lower() in common or span.lower() in STOPWORDS)
+                    or CALENDAR.match(span)):
                 continue
             if wanted and not places.is_place(span, wanted):
                 # "Gustavo Petro of Colombia": the place may close a longer name.
@@ -60,7 +72,12 @@ def pick_short(question: str, sentences: Sequence[tuple[str, float, str]]) -> tu
             elif kind in {"person", "name"} and places.is_place(span):
                 close *= 0.5
             kept.append((span, close))
+        # Each sentence votes for its own best spans: a name it only mentions in passing
+        # ("the Taliban" in every sentence of a story about them) is not what it answers.
+        best_close = max((c for _, c in kept), default=0.0)
         for span, close in kept:
+            if close < PER_SENTENCE * best_close:
+                continue
             key = " ".join(re.findall(r"\w+", span.lower()))
             totals[key] = totals.get(key, 0.0) + weight * close
             sources.setdefault(key, set()).add(source)

@@ -28,6 +28,19 @@ Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Mass
 Minnesota|Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|
 North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|
 Tennessee|Texas|Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming"""
+# Nationality words that stand for their country in "the Japanese prime minister".
+_DEMONYMS = """Afghanistan: Afghan, Afghans; Australia: Australian, Australians; Brazil: Brazilian;
+Canada: Canadian, Canadians; China: Chinese; Colombia: Colombian; Egypt: Egyptian; France: French;
+Germany: German, Germans; India: Indian, Indians; Iran: Iranian; Iraq: Iraqi; Israel: Israeli, Israelis;
+Italy: Italian, Italians; Japan: Japanese; Mexico: Mexican, Mexicans; Netherlands: Dutch;
+Pakistan: Pakistani; Poland: Polish; Russia: Russian, Russians; Saudi Arabia: Saudi, Saudis;
+South Korea: South Korean; North Korea: North Korean; Spain: Spanish; Sweden: Swedish;
+Turkey: Turkish; Ukraine: Ukrainian, Ukrainians; United Kingdom: British, Britons; Finland: Finnish;
+Norway: Norwegian; Greece: Greek; Sri Lanka: Sri Lankan; Chile: Chilean; Argentina: Argentine;
+Peru: Peruvian; Philippines: Filipino; Vietnam: Vietnamese; Taiwan: Taiwanese; Hungary: Hungarian;
+Ireland: Irish; Europe: European; Africa: African; Asia: Asian"""
+DEMONYMS = {d.strip().lower(): place.strip() for entry in _DEMONYMS.replace("\n", " ").split(";")
+            for place, words in [entry.split(":")] for d in words.split(",")}
 CONTINENTS = "Africa|Antarctica|Asia|Europe|North America|South America|Oceania|Australia"
 
 

@@ -36,7 +36,8 @@ CALENDAR = re.compile(rf"^(?:{_MONTH[:-3]}|Monday|Tuesday|Wednesday|Thursday|Fri
 # A lone capitalised word opening a sentence is usually an ordinary word ("Asked", "Literally").
 _COMMON_START = re.compile(r"^[A-Z][a-z]+(?:ly|ed|ing|ally)$")
 # "Which/what <noun>" questions: the noun says what kind of span answers them.
-_PLACE_NOUNS = "city|province|country|state|town|region|prison|capital|county|district|island|venue"
+_PLACE_NOUNS = ("city|province|country|state|town|region|prison|capital|county|district|island|venue|"
+                "nation|continent")
 _PERSON_NOUNS = ("president|analyst|leader|official|minister|negotiator|spokesman|spokesperson|actor|"
                  "actress|singer|player|senator|governor|judge|ceo|founder|author|rapper|star|athlete|"
                  "coach|celebrity|politician|lawmaker|candidate|musician|director|executive|comedian|"
@@ -44,10 +45,11 @@ _PERSON_NOUNS = ("president|analyst|leader|official|minister|negotiator|spokesma
                  "entrepreneur|chef|writer|artist|journalist|member|person|man|woman|people|head|royal")
 _NAME_NOUNS = ("agency|network|group|company|organization|organisation|newspaper|party|team|show|"
                "film|movie|brand|band|app|airline|firm|bank|university|institution|retailer|"
-               "nation|league|series|book|song|album|website|platform|automaker|store|chain|club|"
+               "league|series|book|song|album|website|platform|automaker|store|chain|club|"
                "currency|planet|breed|substance|maker|manufacturer|carmaker|drug|vaccine|game|"
                "restaurant|magazine|channel|station|hurricane|storm|species|animal|mission|spacecraft|"
-               "painting|dinosaur|landmark|variant|virus|disease|school|college|sport|award|event")
+               "painting|dinosaur|landmark|variant|virus|disease|school|college|sport|award|event|insect|"
+               "condiment|item|food|product|feature|crop|fruit|bird|fish|plant|drink|condition|illness")
 _NOUNS = f"month|{_PLACE_NOUNS}|{_PERSON_NOUNS}|{_NAME_NOUNS}"
 
 
@@ -70,7 +72,8 @@ _WH = re.compile(r"\b(how many|how much|how long|how old|how high|how far|how ta
 LEADING = frozenset(
     "The A An But In On And As At Mr Mrs Ms Dr Mayor President Prime Minister Analyst Senator "
     "Governor General Chancellor King Queen Prince Judge Justice Secretary Spokesman US U.S UN "
-    "Afghan American British Former Deputy Chief".split()
+    "Afghan American British Former Deputy Chief Since Although However Meanwhile While When After "
+    "Before If Because Then Still Yet Also Even Last This That These Those Some Many Most Every Each".split()
 )
 
 
@@ -88,7 +91,9 @@ def answer_type(question: str) -> str:
     question = focus(question)
     if re.search(r"\bsince\s*:?\s*$", question, re.IGNORECASE):
         return "date"
-    match = _WH.search(question)
+    # "Which ...?" is asked by its first word; "The leader who ... for how many years?" by its last.
+    found = list(_WH.finditer(question))
+    match = found[0] if found and found[0].start() == 0 else (found[-1] if found else None)
     wh = match.group(1).lower() if match else ""
     if wh in {"how many", "how much", "what percentage"} or (
             wh.startswith("how ") and wh not in {"how long", "how soon"}):

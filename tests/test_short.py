@@ -66,3 +66,22 @@ def test_boilerplate_and_sentence_openers_are_no_answer() -> None:
 
 def test_no_short_answer_for_why_questions() -> None:
     assert pick_short("Why did Ford recall the vehicles?", [("Ford recalled them.", 1.0, "a")]) is None
+
+
+def test_relative_who_does_not_type_a_how_many_question() -> None:
+    assert answer_type("The leader who abolished the office was sworn in for how many years?") == "number"
+    assert answer_type("Which player who won the cup retired?") == "person"
+
+
+def test_names_lose_possessors_openers_and_company_suffixes() -> None:
+    question = "Which national park did the fire threaten?"
+    sentences = [("Since Tuesday the fire has threatened California's Yosemite National Park.", 1.0, "a")]
+    assert pick_short(question, sentences) == ("Yosemite National Park", 0)
+    sentences = [("Ford Motor Co. recalled 2.9 million vehicles.", 1.0, "a")]
+    assert pick_short("Which automaker recalled 2.9 million vehicles?", sentences) == ("Ford Motor", 0)
+
+
+def test_nationality_answers_which_nation() -> None:
+    sentences = [("The former Japanese prime minister was shot at a campaign event.", 1.0, "a")]
+    question = "The former leader of which nation was shot at a campaign event?"
+    assert pick_short(question, sentences) == ("Japan", 0)
