@@ -21,8 +21,10 @@ ROOT = Path(__file__).parent.parent
 BASELINES = {"RAG + search results": {"mc_accuracy": 0.543, "em": 0.248, "f1": 0.320},
              "GPT-3 + search results": {"mc_accuracy": 0.723, "em": 0.335, "f1": 0.462}}
 ANSWER_BEARING_CEILING = 0.613
-# Multiple choice: weight of a choice appearing verbatim in the retrieved passages / any article.
-W_IN_PASSAGES, W_IN_ARTICLES = 0.3, 0.1
+# Multiple choice: a short answer this close (token F1) to a choice picks it; when no article
+# sentence states any choice, a choice appearing in the retrieved passages gains this much.
+SHORT_MATCH = 0.5
+W_IN_PASSAGES = 0.3
 
 
 def rtqa_dir() -> Path:
@@ -48,15 +50,25 @@ def load(folder: Path | None = None, limit: int | None = None) -> list[dict]:
     return rows
 
 
-def choose(engine: QA, question: str, choices: list[str], passages: list[str]) -> int:
-    """The choice best supported by the question's articles: similarity plus verbatim containment."""
+def choose(engine: QA, question: str, choices: list[str], passages: list[str],
+           short: str | None = None) -> int:
+    """The choice the articles support best: the one our short answer names, else the one
+    stated in the sentence closest to the question, else similarity plus containment."""
+    if short:
+        overlap = [m.token_f1(short, [c]) for c in choices]
+        if max(overlap) >= SHORT_MATCH:
+            return int(np.argmax(overlap))
     index = engine.index
+    cos = index.sent_vectors @ engine.query_embedder.embed([question])[0]
+    texts = [index.sentence_text(i) for i in range(len(cos))]
+    stated = [max((float(cos[i]) for i, t in enumerate(texts) if m.contains_answer(t, [c])), default=-1.0)
+              for c in choices]
+    if max(stated) > -1.0:
+        return int(np.argmax(stated))
     vectors = engine.embedder.embed([f"{question} {c}" for c in choices])
     best = (index.sent_vectors @ vectors.T).max(axis=0)
     joined = " ".join(passages)
-    everything = " ".join(a.text for a in index.articles.values())
-    scores = [float(best[i]) + W_IN_PASSAGES * m.contains_answer(joined, [c])
-              + W_IN_ARTICLES * m.contains_answer(everything, [c]) for i, c in enumerate(choices)]
+    scores = [float(best[i]) + W_IN_PASSAGES * m.contains_answer(joined, [c]) for i, c in enumerate(choices)]
     return int(np.argmax(scores))
 
 
@@ -78,7 +90,8 @@ def ask(q: dict, embedder: Embedder, min_evidence: float, **config: object) -> d
         try:
             engine.build()
             answer = engine.answer(q["question_sentence"])
-            mc = choose(engine, q["question_sentence"], q["choices"], [p.text for p in answer.passages])
+            mc = choose(engine, q["question_sentence"], q["choices"], [p.text for p in answer.passages],
+                        answer.short)
         except Exception as exc:  # noqa: BLE001 - one article the pipeline cannot take must not end the run
             log.warning("%s: %s: %s", q["question_id"], type(exc).__name__, exc)
             # Multiple choice can still be read off the raw articles: the most-mentioned choice.
