@@ -77,6 +77,7 @@ LEADING = frozenset(
 )
 
 
+@lru_cache(maxsize=1024)
 def focus(question: str) -> str:
     """The sentence of a question that asks it: quiz questions open with a sentence of context."""
     parts = [p for p in re.split(r"(?<=[.!?])\s+(?=[\"“‘'A-Z0-9])", question.strip()) if p.strip()]
@@ -86,6 +87,7 @@ def focus(question: str) -> str:
     return question
 
 
+@lru_cache(maxsize=1024)
 def answer_type(question: str) -> str:
     """The kind of span a question asks for: number, date, duration, person, place or other."""
     question = focus(question)
@@ -139,21 +141,21 @@ def candidates(sentence: str, kind: str) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=1 << 16)
 def _word_terms(word: str) -> tuple[str, ...]:
-    """tokenize() of one word, cached: every answer tokenizes the same common words again."""
+    """tokenize() of a word or short text, cached: answers tokenize the same words again and again."""
     return tuple(tokenize(word))
 
 
 def spans(question: str, sentence: str, kind: str | None = None) -> list[tuple[str, float]]:
     """Candidate answers in sentence, not already in the question, each with its closeness (0 to 1)."""
     kind = kind or answer_type(question)
-    q_terms = set(tokenize(question))
+    q_terms = set(_word_terms(question))
     focused = focus(question).lower()
     words = [(m.start(), _word_terms(m.group())) for m in re.finditer(r"\S+", sentence)]
     anchors = [pos for pos, toks in words if q_terms.intersection(toks)]
     found: list[tuple[str, float]] = []
     for start, end in candidates(sentence, kind):
         text = re.sub(r"[’']s$", "", sentence[start:end].strip(" ,.;:\"“”’'"))  # "Colombia’s"
-        span_terms = set(tokenize(text))
+        span_terms = set(_word_terms(text))
         if not text or (span_terms and span_terms <= q_terms):
             continue
         if kind == "person":
@@ -168,12 +170,12 @@ def spans(question: str, sentence: str, kind: str | None = None) -> list[tuple[s
         score = distance - (15 if kind == "person" and " " in text else 0)
         if kind == "number" and not _fits_number(focused, text):
             continue
-        if kind == "number" and q_terms.intersection(tokenize(" ".join(sentence[end:].split()[:2]))):
+        if kind == "number" and q_terms.intersection(_word_terms(" ".join(sentence[end:].split()[:2]))):
             # "500 prisoners" answers "how many prisoners": the counted noun follows the number.
             score -= 30
         close = 1.0 / (1.0 + max(score, 0) / CLOSE_CHARS)
         if kind in {"person", "name", "place"} and q_terms.intersection(
-                tokenize(" ".join(sentence[end:].split()[:4]))):
+                _word_terms(" ".join(sentence[end:].split()[:4]))):
             close *= FOLLOWED  # "Ford is recalling ...": the answer is the subject of the question's verb
         found.append((text, close))
     return found
