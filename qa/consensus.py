@@ -85,12 +85,27 @@ def pick_short(question: str, sentences: Sequence[tuple[str, float, str]]) -> tu
                 where[key] = (weight * close, i, span)
     if not totals:
         return None
+    if kind == "person":
+        _merge_surnames(totals, sources)
 
     def value(key: str) -> float:
         return totals[key] * (1 + SOURCE_BONUS * (len(sources[key]) - 1))
 
     best = max(totals, key=lambda k: (value(k), -where[k][1]))
     return where[best][2], where[best][1]
+
+
+def _merge_surnames(totals: dict[str, float], sources: dict[str, set[str]]) -> None:
+    """Count "Ghani" for "Ashraf Ghani"; a lone word with no full name ("Taliban") counts half."""
+    for key in [k for k in totals if " " not in k]:
+        full = [k for k in totals if k.endswith(" " + key)]
+        if full:
+            name = max(full, key=lambda k: totals[k])
+            totals[name] += totals[key]
+            sources[name] |= sources[key]
+            del totals[key]
+        else:
+            totals[key] *= 0.5
 
 
 def _names_noun(sentence: str, span: str, noun: str) -> bool:

@@ -8,7 +8,6 @@ from functools import lru_cache
 from .lexical import STOPWORDS, tokenize
 
 CLOSE_CHARS = 25  # a candidate this many characters from the question's terms counts half
-FOLLOWED = 1.5  # weight of a name right before the question's verb or noun
 NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
     "fifty|hundred|thousand|million|billion|dozen|dozens|hundreds|thousands|millions"
@@ -174,9 +173,6 @@ def spans(question: str, sentence: str, kind: str | None = None) -> list[tuple[s
             # "500 prisoners" answers "how many prisoners": the counted noun follows the number.
             score -= 30
         close = 1.0 / (1.0 + max(score, 0) / CLOSE_CHARS)
-        if kind in {"person", "name", "place"} and q_terms.intersection(
-                _word_terms(" ".join(sentence[end:].split()[:4]))):
-            close *= FOLLOWED  # "Ford is recalling ...": the answer is the subject of the question's verb
         found.append((text, close))
     return found
 

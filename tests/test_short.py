@@ -85,3 +85,11 @@ def test_nationality_answers_which_nation() -> None:
     sentences = [("The former Japanese prime minister was shot at a campaign event.", 1.0, "a")]
     question = "The former leader of which nation was shot at a campaign event?"
     assert pick_short(question, sentences) == ("Japan", 0)
+
+
+def test_person_votes_merge_surnames_and_discount_lone_words() -> None:
+    question = "Who is the Afghan president who signed the prisoner decree?"
+    sentences = [("The Afghan Taliban welcomed the decree signed by President Ashraf Ghani.", 1.0, "a"),
+                 ("Ghani signed the decree on Tuesday, freeing Taliban prisoners.", 0.98, "b"),
+                 ("Taliban leaders called the prisoner decree a first step.", 0.97, "c")]
+    assert pick_short(question, sentences) == ("Ashraf Ghani", 0)
