@@ -41,7 +41,7 @@ def pick_short(question: str, sentences: Sequence[tuple[str, float, str]]) -> tu
     where: dict[str, tuple[float, int, str]] = {}
     for i, (text, score, source) in enumerate(sentences):
         weight = math.exp((score - top) / SCORE_SCALE)
-        kept: list[tuple[str, float]] = []
+        kept: list[tuple[str, str, float]] = []
         for span, close in spans(question, text, kind):
             span = _POSSESSOR.sub("", span)  # "California's Yosemite National Park"
             words = span.split()
@@ -62,23 +62,23 @@ def pick_short(question: str, sentences: Sequence[tuple[str, float, str]]) -> tu
                 span = span.rsplit(" of ", 1)[-1]
                 if not places.is_place(span, wanted):
                     continue
-            plain = " ".join(re.findall(r"\w+", span.lower()))
-            if plain in _BOILERPLATE and not (kind == "place" and places.is_place(span)):
+            key = " ".join(re.findall(r"\w+", span.lower()))
+            place = places.is_place(span)
+            if key in _BOILERPLATE and not (kind == "place" and place):
                 continue
             if noun and _names_noun(text, span, noun):
                 close *= 2.0  # "Southwest Airlines" for "which airline", "the Lightning team"
-            if kind == "place" and places.is_place(span):
+            if kind == "place" and place:
                 close *= 2.0  # a known place name is the likeliest answer to "where"
-            elif kind in {"person", "name"} and places.is_place(span):
+            elif kind in {"person", "name"} and place:
                 close *= 0.5
-            kept.append((span, close))
+            kept.append((key, span, close))
         # Each sentence votes for its own best spans: a name it only mentions in passing
         # ("the Taliban" in every sentence of a story about them) is not what it answers.
-        best_close = max((c for _, c in kept), default=0.0)
-        for span, close in kept:
+        best_close = max((c for _, _, c in kept), default=0.0)
+        for key, span, close in kept:
             if close < PER_SENTENCE * best_close:
                 continue
-            key = " ".join(re.findall(r"\w+", span.lower()))
             totals[key] = totals.get(key, 0.0) + weight * close
             sources.setdefault(key, set()).add(source)
             if weight * close > where.get(key, (-1.0, 0, ""))[0]:
