@@ -30,6 +30,10 @@ class Config:
     max_question_chars: int = 2000
     # Embed questions with the ONNX twin of the packaged model: no torch import at query time.
     onnx_queries: bool = True
+    # Threads for one question's ONNX embedding: two halve it on a 2-core machine (3.9 vs 6.5 ms).
+    onnx_threads: int = min(2, os.cpu_count() or 1)
+    # Per-machine files made once: the float32 ONNX export of the packaged model.
+    cache_dir: Path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qa"
     # From this many chunks on, the dense index is IVF (approximate; recall@10 against exact
     # search measured by eval/scale_bench.py) instead of exact search, whose cost grows with
     # the count.
@@ -50,7 +54,7 @@ class Config:
                 continue
             values[f.name] = _convert(f.name, raw, f.default)
         values.update({k: v for k, v in overrides.items() if v is not None})
-        for key in ("seeds_dir", "index_dir"):
+        for key in ("seeds_dir", "index_dir", "cache_dir"):
             if key in values:
                 values[key] = Path(values[key])  # type: ignore[arg-type]
         return cls(**values)  # type: ignore[arg-type]

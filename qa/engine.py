@@ -14,6 +14,7 @@ from .build import BuildReport, build_index
 from .config import Config
 from .embed import Embedder, SentenceTransformerEmbedder, get_embedder
 from .errors import ArticleError, IndexProblem
+from .export import export_onnx, export_path
 from .generate import stream_answer
 from .index import Index, index_settings, load_index, stale_reason
 from .onnx_embed import OnnxEmbedder, onnx_available
@@ -51,7 +52,8 @@ class QA:
             meta = self.index.meta
             if (self._own_embedder and self.config.onnx_queries and onnx_available(meta["model"])
                     and meta["embedder"] == SentenceTransformerEmbedder.__name__):
-                self._query_embedder = OnnxEmbedder(meta["model"])
+                self._query_embedder = OnnxEmbedder(meta["model"], self.config.onnx_threads,
+                                                    export_path(self.config.cache_dir))
             else:
                 self._query_embedder = self.embedder
         return self._query_embedder
@@ -72,10 +74,20 @@ class QA:
                 self.config.chunk_size, self.config.chunk_overlap, force=force, progress=progress,
                 ann_threshold=self.config.ann_threshold,
             )
+            if self._own_embedder and self.config.onnx_queries and onnx_available(self.config.model):
+                self._export()
             self._index = None
             self._query_embedder = None
             self.__dict__.pop("answerer", None)
             return report
+
+    def _export(self) -> None:
+        """Make the float32 ONNX twin that questions are embedded with, once per machine."""
+        try:
+            export_onnx(self.config.cache_dir)
+        except Exception as exc:  # noqa: BLE001 - the int8 twin still answers, only slower
+            log.warning("could not export the model to ONNX (%s); questions use the int8 twin",
+                        str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
     @property
     def index(self) -> Index:

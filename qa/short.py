@@ -124,8 +124,9 @@ def answer_type(question: str) -> str:
     return "other"
 
 
-def candidates(sentence: str, kind: str) -> list[tuple[int, int]]:
-    """Spans in sentence that could answer a question of this kind."""
+@lru_cache(maxsize=1 << 14)
+def candidates(sentence: str, kind: str) -> tuple[tuple[int, int], ...]:
+    """Spans in sentence that could answer a question of this kind (cached: sentences recur)."""
     patterns = {"number": _NUMBER, "date": _DATE, "duration": _DURATION, "month": _MONTH_ONLY,
                 "year": _YEAR}
     pattern = patterns.get(kind, _NAME)
@@ -135,7 +136,7 @@ def candidates(sentence: str, kind: str) -> list[tuple[int, int]]:
         spans = [(a, b) for a, b in spans if sentence[a:b].lower() not in STOPWORDS
                  and not CALENDAR.match(sentence[a:b].rstrip("."))
                  and not (a == lead and _COMMON_START.match(sentence[a:b]))]
-    return spans
+    return tuple(spans)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -144,13 +145,23 @@ def _word_terms(word: str) -> tuple[str, ...]:
     return tuple(tokenize(word))
 
 
+@lru_cache(maxsize=1 << 14)
+def _term_offsets(sentence: str) -> dict[str, list[int]]:
+    """Where each term's word starts, cached: every question re-reads the retrieved sentences."""
+    offsets: dict[str, list[int]] = {}
+    for m in re.finditer(r"\S+", sentence):
+        for term in _word_terms(m.group()):
+            offsets.setdefault(term, []).append(m.start())
+    return offsets
+
+
 def spans(question: str, sentence: str, kind: str | None = None) -> list[tuple[str, float]]:
     """Candidate answers in sentence, not already in the question, each with its closeness (0 to 1)."""
     kind = kind or answer_type(question)
     q_terms = set(_word_terms(question))
     focused = focus(question).lower()
-    words = [(m.start(), _word_terms(m.group())) for m in re.finditer(r"\S+", sentence)]
-    anchors = [pos for pos, toks in words if q_terms.intersection(toks)]
+    offsets = _term_offsets(sentence)
+    anchors = [pos for term in q_terms for pos in offsets.get(term, ())]
     found: list[tuple[str, float]] = []
     for start, end in candidates(sentence, kind):
         text = re.sub(r"[’']s$", "", sentence[start:end].strip(" ,.;:\"“”’'"))  # "Colombia’s"

@@ -67,6 +67,8 @@ def real_qa(tmp_path_factory: pytest.TempPathFactory) -> QA:
     """The real packaged model over a copy of the real seeds, in a private index folder."""
     root = tmp_path_factory.mktemp("real")
     shutil.copytree(SEEDS, root / "seeds")
-    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index"))
+    # A private cache too, so that the build really exports the ONNX twin (qa/export.py).
+    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index",
+                                cache_dir=root / "cache"))
     engine.build()
     return engine

@@ -134,16 +134,22 @@ def test_missing_seeds_folder_cli(tmp_path) -> None:
 def test_onnx_query_path_agrees_with_sentence_transformers(real_qa: QA) -> None:
     from pathlib import Path
 
+    from qa.export import export_path
     from qa.onnx_embed import OnnxEmbedder
 
     rows = [json.loads(x) for x in (Path(__file__).parent.parent / "eval/questions.jsonl")
             .read_text().splitlines() if x.strip()]
     questions = [r["question"] for r in rows]
-    onnx, torch_st = OnnxEmbedder(), real_qa.embedder
-    cosines = (onnx.embed(questions) * torch_st.embed(questions)).sum(axis=1)
-    assert cosines.min() >= 0.999
-    # The default engine embeds questions with ONNX; one given the ST embedder uses it.
+    torch_st = real_qa.embedder
+    reference = torch_st.embed(questions)
+    # The build exported the int8-block twin; the int8-stored one is the fallback. Both agree.
+    export = export_path(real_qa.config.cache_dir)
+    assert export.is_file()
+    for onnx in (OnnxEmbedder(export=export), OnnxEmbedder()):
+        assert (onnx.embed(questions) * reference).sum(axis=1).min() >= 0.999
+    # The default engine embeds questions with the export; one given the ST embedder uses it.
     assert isinstance(real_qa.query_embedder, OnnxEmbedder)
+    assert real_qa.query_embedder.source == str(export)
     st_engine = QA(real_qa.config, embedder=torch_st)
     same_top, same_set = 0, 0
     for question in questions:

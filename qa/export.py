@@ -1,0 +1,88 @@
+"""A fast ONNX twin of the packaged model, exported once per machine for torch-free questions."""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from importlib.metadata import version
+from pathlib import Path
+
+from .config import DEFAULT_MODEL
+from .errors import require
+
+log = logging.getLogger(__name__)
+
+
+def export_path(cache_dir: Path) -> Path:
+    """Where the export of the packaged model lives, keyed by the package's version."""
+    return cache_dir / "onnx" / f"{DEFAULT_MODEL}-{version(DEFAULT_MODEL)}" / "model-q8.onnx"
+
+
+def export_onnx(cache_dir: Path) -> Path:
+    """Export the packaged model to ONNX unless done before (needs torch and onnx)."""
+    dest = export_path(cache_dir)
+    if dest.is_file():
+        return dest
+    require("onnx", "default")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    float_model = dest.with_name(f".float.{os.getpid()}.tmp")
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's exporter warns about code paths it traces
+            heads, hidden = _export_float(float_model)
+            _fuse_and_quantize(float_model, tmp, heads, hidden)
+        os.replace(tmp, dest)  # never a half-written model under the real name
+    finally:
+        float_model.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
+    log.info("exported %s to %s", DEFAULT_MODEL, dest)
+    return dest
+
+
+def _export_float(path: Path) -> tuple[int, int]:
+    """Write the model's float32 graph (token ids in, last hidden states out) to path."""
+    import torch
+    from transformers import AutoModel
+
+    from .embed import resolve_model
+
+    # Eager attention exports as plain MatMul/Softmax, which onnxruntime fuses into its own
+    # attention kernel; the default kernel exports to a masked graph it cannot fuse.
+    model = AutoModel.from_pretrained(resolve_model(DEFAULT_MODEL), attn_implementation="eager").eval()
+
+    class Hidden(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN202
+            return self.bert(input_ids=input_ids, attention_mask=attention_mask,
+                             token_type_ids=token_type_ids).last_hidden_state
+
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    ids = torch.ones(1, 8, dtype=torch.long)
+    with torch.no_grad():
+        torch.onnx.export(Hidden(), (ids, torch.ones_like(ids), torch.zeros_like(ids)), str(path),
+                          input_names=names, output_names=["hidden"], opset_version=17,
+                          dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "hidden"]},
+                          dynamo=False)
+    return model.config.num_attention_heads, model.config.hidden_size
+
+
+def _fuse_and_quantize(source: Path, dest: Path, heads: int, hidden: int) -> None:
+    """Fuse attention and layer norms, then store the MatMul weights as int8 in blocks of 32.
+
+    Blocks of 32 keep the vectors within a cosine of 0.9995 of sentence-transformers on the
+    eval questions, and int8 arithmetic embeds a question in about three quarters of the time.
+    """
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+    from onnxruntime.transformers import optimizer
+
+    fused = optimizer.optimize_model(str(source), model_type="bert", num_heads=heads,
+                                     hidden_size=hidden, opt_level=1)
+    quantizer = MatMulNBitsQuantizer(fused.model, bits=8, block_size=32, is_symmetric=True,
+                                     accuracy_level=4)
+    quantizer.process()
+    quantizer.model.save_model_to_file(str(dest))
