@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from qa import Embedder
+from qa.pool import can_pool
 
 DEFAULT_CACHE = Path(__file__).parent / "results" / "cache" / "embeddings.sqlite"
 
@@ -22,6 +24,8 @@ class CachingEmbedder:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
+        if not can_pool(inner):
+            self.embed_spans = None  # type: ignore[assignment]  # builds embed sentences alone
         path.parent.mkdir(parents=True, exist_ok=True)
         # timeout: a background RealTime QA run and a foreground run may share the file.
         self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
@@ -38,6 +42,29 @@ class CachingEmbedder:
         """Return stored vectors, embedding and storing the missing ones in one batch."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         keys = [self._key(t) for t in texts]
+        found = self._lookup(keys, lambda missing: self.inner.embed(
+            [texts[i] for i in missing], show_progress=show_progress))
+        for i, key in enumerate(keys):
+            out[i] = found[key]
+        return out
+
+    def embed_spans(self, texts: list[str], spans: list[list[tuple[int, int]]]
+                    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The inner embed_spans, stored per text and its spans: a row for the text, one per span."""
+        keys = [self._key(f"{t}\0spans\0{s}") for t, s in zip(texts, spans, strict=True)]
+
+        def compute(missing: list[int]) -> list[np.ndarray]:
+            vectors, pooled = self.inner.embed_spans([texts[i] for i in missing],  # type: ignore[attr-defined]
+                                                     [spans[i] for i in missing])
+            return [np.vstack([v[None], p]) for v, p in zip(vectors, pooled, strict=True)]
+
+        found = self._lookup(keys, compute)
+        rows = [found[k].reshape(-1, self.dim) for k in keys]
+        return np.stack([r[0] for r in rows]), [r[1:] for r in rows]
+
+    def _lookup(self, keys: list[str], compute: Callable[[list[int]], Sequence[np.ndarray]]
+                ) -> dict[str, np.ndarray]:
+        """Stored arrays by key; the missing ones computed (by index into keys) and stored."""
         found: dict[str, np.ndarray] = {}
         with self._lock:
             for i in range(0, len(keys), 500):
@@ -46,10 +73,10 @@ class CachingEmbedder:
                 for key, blob in self._db.execute(f"SELECT key, v FROM vec WHERE key IN ({marks})", batch):
                     found[key] = np.frombuffer(blob, dtype=np.float32)
         missing = sorted({k: i for i, k in enumerate(keys) if k not in found}.values())
-        self.hits += len(texts) - len(missing)
+        self.hits += len(keys) - len(missing)
         self.misses += len(missing)
         if missing:
-            vectors = self.inner.embed([texts[i] for i in missing], show_progress=show_progress)
+            vectors = compute(missing)
             with self._lock, self._db:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO vec VALUES (?, ?)",
@@ -58,6 +85,4 @@ class CachingEmbedder:
                 )
             for i, v in zip(missing, vectors, strict=True):
                 found[keys[i]] = v
-        for i, key in enumerate(keys):
-            out[i] = found[key]
-        return out
+        return found

@@ -24,6 +24,7 @@ from .embed import Embedder
 from .errors import IndexProblem
 from .index import CURRENT, FORMAT, Index, file_sha256, index_files, index_settings, load_index, stale_reason
 from .lexical import BM25Index, TermWeights
+from .pool import can_pool, embed_pooled
 from .sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,10 @@ def _assemble(
     # Each row is a vector copied from the old index or a slot to fill after embedding.
     chunk_rows: list[np.ndarray | str] = []
     sent_rows: list[np.ndarray | str] = []
+    # With token vectors, each new chunk is embedded once and its sentences pooled from it:
+    # (chunk row, [(sentence row, start, end in the chunk), ...]).
+    pool = can_pool(embedder)
+    pending: list[tuple[int, list[tuple[int, int, int]]]] = []
     for article in sorted(articles, key=lambda a: a.source):
         if article.source in reuse and old is not None:
             for i, c in enumerate(old.chunks):
@@ -89,12 +94,22 @@ def _assemble(
                     sentences.append((s, start, end))
                     sent_rows.append(old.sent_vectors[i])
             continue
+        first = len(sentences)
+        spans = split_sentences(article.text)
+        for start, end in spans:
+            sentences.append((article.source, start, end))
+            sent_rows.append(_flat(article.text[start:end]))  # embedded alone unless pooled
         for c in chunk_article(article, chunk_size, chunk_overlap):
             chunks.append(c)
             chunk_rows.append(_flat(c.text))
-        for start, end in split_sentences(article.text):
-            sentences.append((article.source, start, end))
-            sent_rows.append(_flat(article.text[start:end]))
+            if pool:
+                inside = [(j, max(s, c.start) - c.start, min(e, c.end) - c.start)
+                          for j, (s, e) in enumerate(spans, first) if s < c.end and e > c.start]
+                pending.append((len(chunks) - 1, inside))
+    pooled_sentences = _pool_into(pending, chunks, chunk_rows, sent_rows, embedder, partial,
+                                  batch_size, progress) if pending else 0
+    copied_chunks = sum(isinstance(r, np.ndarray) for r in chunk_rows) - len(pending)
+    copied_sentences = sum(isinstance(r, np.ndarray) for r in sent_rows) - pooled_sentences
     chunk_vectors, sent_vectors = _fill([chunk_rows, sent_rows], embedder, progress, partial,
                                         batch_size)
     return _Parts(
@@ -102,9 +117,32 @@ def _assemble(
         chunk_vectors=chunk_vectors,
         sentences=sentences,
         sent_vectors=sent_vectors,
-        embedded_chunks=sum(isinstance(r, str) for r in chunk_rows),
-        embedded_sentences=sum(isinstance(r, str) for r in sent_rows),
+        embedded_chunks=len(chunks) - copied_chunks,
+        embedded_sentences=len(sentences) - copied_sentences,
     )
+
+
+def _pool_into(pending: list[tuple[int, list[tuple[int, int, int]]]], chunks: list[Chunk],
+               chunk_rows: list[np.ndarray | str], sent_rows: list[np.ndarray | str],
+               embedder: Embedder, partial: Path, batch_size: int, progress: bool) -> int:
+    """Embed the pending chunks once; fill their rows and their sentences' pooled rows.
+
+    A sentence in two overlapping chunks averages both poolings; one with no token inside any
+    chunk (past the model's 256-token limit) keeps its text, to be embedded alone. Returns how
+    many sentences were pooled.
+    """
+    texts = [chunks[row].text for row, _ in pending]
+    spans = [[(a, b) for _, a, b in inside] for _, inside in pending]
+    vectors, pooled = embed_pooled(texts, spans, embedder, partial, batch_size, progress)
+    sums: dict[int, np.ndarray] = {}
+    for (row, inside), vector, means in zip(pending, vectors, pooled, strict=True):
+        chunk_rows[row] = vector
+        for (j, _, _), mean in zip(inside, means, strict=True):
+            if mean.any():
+                sums[j] = sums.get(j, 0) + mean
+    for j, total in sums.items():
+        sent_rows[j] = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
+    return len(sums)
 
 
 def _fill(tables: list[list[np.ndarray | str]], embedder: Embedder, progress: bool, partial: Path,
@@ -214,7 +252,8 @@ def build_index(
     rerun after an interruption embeds only what was not finished.
     """
     began = time.perf_counter()
-    settings = index_settings(embedder.name, type(embedder).__name__, chunk_size, chunk_overlap)
+    settings = index_settings(embedder.name, type(embedder).__name__, chunk_size, chunk_overlap,
+                              can_pool(embedder))
     with _lock(index_dir):
         old = None
         if not force:

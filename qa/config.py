@@ -26,7 +26,7 @@ class Config:
     fusion_depth: int = 50
     rrf_k: int = 60
     # Minimum evidence score for an answer; calibrated by eval/calibrate.py.
-    min_evidence: float = 0.41
+    min_evidence: float = 0.447
     max_question_chars: int = 2000
     # Embed questions with the ONNX twin of the packaged model: no torch import at query time.
     onnx_queries: bool = True

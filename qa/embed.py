@@ -62,6 +62,29 @@ class SentenceTransformerEmbedder:
         return out
 
 
+    def embed_spans(self, texts: list[str], spans: list[list[tuple[int, int]]]
+                    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Each text's unit vector, and for each span of it the mean of its tokens' vectors."""
+        from .pool import pool_spans
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        pooled = [np.zeros((len(s), self.dim), dtype=np.float32) for s in spans]
+        for batch in length_batches(texts, self.batch_size, self.batch_chars):
+            chunk = [texts[i] for i in batch]
+            # The token vectors that sentence-transformers mean-pools into each text's vector,
+            # and where each token lies in the text (special tokens lie at (0, 0)).
+            tokens = self._model.encode(chunk, batch_size=len(batch), output_value="token_embeddings",
+                                        convert_to_numpy=False, show_progress_bar=False)
+            offsets = self._model.tokenizer(chunk, return_offsets_mapping=True, truncation=True,
+                                            max_length=self._model.max_seq_length)["offset_mapping"]
+            for i, vectors, where in zip(batch, tokens, offsets, strict=True):
+                vectors = vectors.float().numpy()
+                mean = vectors.mean(axis=0)
+                out[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+                pooled[i] = pool_spans(vectors, np.asarray(where, dtype=np.int64).reshape(-1, 2), spans[i])
+        return out, pooled
+
+
 def length_batches(texts: list[str], max_texts: int, max_chars: int) -> list[list[int]]:
     """Indices of texts in batches, shortest texts first, each padded size within max_chars."""
     batches: list[list[int]] = []

@@ -19,6 +19,7 @@ from .generate import stream_answer
 from .index import Index, index_settings, load_index, stale_reason
 from .onnx_embed import OnnxEmbedder, onnx_available
 from .passage import Passage
+from .pool import can_pool
 from .retrieve import Mode, Retriever, clean_question
 
 log = logging.getLogger(__name__)
@@ -62,9 +63,11 @@ class QA:
         """What the index must have been built with, known without loading the model."""
         if not self._own_embedder and self._embedder is not None:
             name, kind = self._embedder.name, type(self._embedder).__name__
+            pooled = can_pool(self._embedder)
         else:
             name, kind = self.config.model, SentenceTransformerEmbedder.__name__
-        return index_settings(name, kind, self.config.chunk_size, self.config.chunk_overlap)
+            pooled = can_pool(SentenceTransformerEmbedder)
+        return index_settings(name, kind, self.config.chunk_size, self.config.chunk_overlap, pooled)
 
     def build(self, force: bool = False, progress: bool = False) -> BuildReport:
         """Bring the index up to date with the articles, embedding only what changed."""

@@ -153,6 +153,10 @@ def stale_reason(meta: dict, settings: dict, articles: list[Article] | None = No
     return None
 
 
-def index_settings(model: str, embedder: str, chunk_size: int, chunk_overlap: int) -> dict:
+def index_settings(model: str, embedder: str, chunk_size: int, chunk_overlap: int,
+                   pooled: bool) -> dict:
     """The settings an index must have been built with to be reused."""
-    return {"model": model, "embedder": embedder, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap}
+    # "pooled": sentence vectors are their chunk's token vectors averaged (qa/pool.py);
+    # "embedded": each sentence went through the model alone.
+    return {"model": model, "embedder": embedder, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap,
+            "sentence_vectors": "pooled" if pooled else "embedded"}

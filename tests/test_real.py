@@ -159,3 +159,17 @@ def test_onnx_query_path_agrees_with_sentence_transformers(real_qa: QA) -> None:
         same_set += set(a) == set(b)
     # Near-ties in the fused ranking may swap; the best passage must not change.
     assert same_top >= 0.97 * len(questions) and same_set >= 0.9 * len(questions)
+
+
+def test_real_build_pools_sentences_from_exact_chunk_vectors(real_qa: QA) -> None:
+    import numpy as np
+
+    index = real_qa.index
+    assert index.meta["sentence_vectors"] == "pooled"
+    # Each chunk went through the model once; its vector is the model's own for that text.
+    alone = real_qa.embedder.embed([" ".join(c.text.split()) for c in index.chunks])
+    assert (alone * index.dense.reconstruct_n(0, index.dense.ntotal)).sum(axis=1).min() >= 0.9999
+    # A sentence's pooled vector still means that sentence: close to it embedded alone.
+    texts = [" ".join(index.sentence_text(i).split()) for i in range(len(index.sent_sources))]
+    own = (real_qa.embedder.embed(texts) * index.sent_vectors).sum(axis=1)
+    assert own.mean() >= 0.75 and np.all(np.isfinite(index.sent_vectors))

@@ -1,0 +1,97 @@
+"""Sentence vectors pooled from their chunk's tokens: one model pass per chunk, not per sentence.
+
+sentence-transformers' vector for a text is the mean of its token vectors. Embedding each
+chunk once and averaging the token vectors inside each of its sentences gives every sentence
+a vector in context, at no extra model cost; the chunk's own vector is exactly the model's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .embed import Embedder
+
+log = logging.getLogger(__name__)
+
+GROUP = 256  # texts per saved group, so an interrupted build resumes after the last group
+
+
+def can_pool(embedder: object) -> bool:
+    """True when the embedder exposes token vectors (``embed_spans``)."""
+    return callable(getattr(embedder, "embed_spans", None))
+
+
+def pool_spans(vectors: np.ndarray, offsets: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
+    """Mean token vector of each (start, end) character span; zeros where no token lies inside."""
+    out = np.zeros((len(spans), vectors.shape[1]), dtype=np.float32)
+    if not spans:
+        return out
+    starts, ends = offsets[:, 0], offsets[:, 1]
+    bounds = np.asarray(spans, dtype=np.int64)
+    inside = ((starts[None, :] >= bounds[:, :1]) & (ends[None, :] <= bounds[:, 1:])
+              & (ends > starts)[None, :])
+    counts = inside.sum(axis=1)
+    found = counts > 0
+    out[found] = (inside[found].astype(np.float32) @ vectors) / counts[found, None]
+    return out
+
+
+def embed_pooled(texts: list[str], spans: list[list[tuple[int, int]]], embedder: Embedder,
+                 cache_dir: Path | None, group_size: int = GROUP, progress: bool = False
+                 ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``embed_spans`` over all texts, longest last, saving each finished group in cache_dir."""
+    order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+    vectors = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    pooled: list[np.ndarray] = [np.zeros((0, embedder.dim), dtype=np.float32)] * len(texts)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(texts), desc="embedding", unit="chunk")
+    if cache_dir is not None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        for g in range(0, len(order), group_size):
+            group = order[g : g + group_size]
+            got = _group(texts, spans, group, embedder, cache_dir)
+            for i, (vector, spans_pooled) in zip(group, got, strict=True):
+                vectors[i] = vector
+                pooled[i] = spans_pooled
+            if bar is not None:
+                bar.update(len(group))
+    finally:
+        if bar is not None:
+            bar.close()
+    return vectors, pooled
+
+
+def _group(texts: list[str], spans: list[list[tuple[int, int]]], group: list[int], embedder: Embedder,
+           cache_dir: Path | None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """One group's vectors: from the file an earlier run saved, else embedded and saved."""
+    digest = hashlib.sha256(f"{embedder.name}\0{embedder.dim}\0spans".encode())
+    for i in group:
+        digest.update(f"\0{texts[i]}\0{spans[i]}".encode())
+    file = cache_dir / f"{digest.hexdigest()}.npz" if cache_dir is not None else None
+    sizes = [len(spans[i]) for i in group]
+    if file is not None and file.is_file():
+        try:
+            with np.load(file) as saved:
+                vectors, flat = saved["vectors"], saved["spans"]
+            if vectors.shape == (len(group), embedder.dim) and len(flat) == sum(sizes):
+                return list(zip(vectors, np.split(flat, np.cumsum(sizes)[:-1]), strict=True))
+        except (OSError, ValueError, KeyError):
+            log.info("ignoring an unreadable saved group %s", file.name)
+    vectors, pooled = embedder.embed_spans([texts[i] for i in group], [spans[i] for i in group])  # type: ignore[attr-defined]
+    if file is not None:
+        # Written under a temporary name first: a crash mid-write leaves no half group.
+        tmp = file.with_name(f"{file.stem}.{os.getpid()}.tmp")
+        with tmp.open("wb") as fh:
+            np.savez(fh, vectors=vectors, spans=np.concatenate([*pooled, np.zeros((0, embedder.dim),
+                                                                               dtype=np.float32)]))
+        os.replace(tmp, file)
+    return list(zip(vectors, pooled, strict=True))
