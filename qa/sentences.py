@@ -18,8 +18,13 @@ def _segmenter():  # noqa: ANN202 - pysbd has no type hints
     return pysbd.Segmenter(language="en", clean=False, char_span=False)
 
 
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Return (start, end) spans of the sentences in text; text[start:end] is the sentence."""
+@lru_cache(maxsize=8)
+def split_sentences(text: str) -> tuple[tuple[int, int], ...]:
+    """Return (start, end) spans of the sentences in text; text[start:end] is the sentence.
+
+    Cached for the last few texts: a build splits each article twice (for its chunks and for
+    its sentences), and pysbd is slow.
+    """
     # Same-length replacement keeps every offset valid in the original text.
     flat = _SOFT_BREAK.sub(" ", text)
     spans: list[tuple[int, int]] = []
@@ -30,7 +35,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
             spans.extend(_split_block(flat, pos, block_end))
         if match:
             pos = match.end()
-    return spans
+    return tuple(spans)
 
 
 def _split_block(flat: str, start: int, end: int) -> list[tuple[int, int]]:
