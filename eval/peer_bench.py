@@ -29,9 +29,11 @@ def compare(name: str, articles: list[Article], questions: list[str], embedder: 
     """Build both indexes over the articles and time each one's queries, interleaved."""
     from langchain_community.vectorstores import FAISS
 
+    from qa import Config
     from qa.answer import Answerer
     from qa.build import build_index
     from qa.chunk import splitter_class
+    from qa.export import export_path
     from qa.index import load_index
     from qa.onnx_embed import OnnxEmbedder
     from qa.retrieve import Retriever
@@ -46,8 +48,10 @@ def compare(name: str, articles: list[Article], questions: list[str], embedder: 
     store = FAISS.from_documents(docs, lc_embeddings)  # type: ignore[arg-type]
     theirs_build = time.perf_counter() - began
 
-    retriever = Retriever(load_index(work / f"peer-{name}"), OnnxEmbedder(), 50, 60)
-    answerer = Answerer(retriever, 0.42, 5)
+    config = Config.from_env()  # questions embedded as the product does: the int8-block export
+    query_embedder = OnnxEmbedder(threads=config.onnx_threads, export=export_path(config.cache_dir))
+    retriever = Retriever(load_index(work / f"peer-{name}"), query_embedder, 50, 60)
+    answerer = Answerer(retriever, config.min_evidence, 5)
     answerer.answer(questions[0])
     store.similarity_search(questions[0], k=5)
     ours_search, ours_answer, theirs = [], [], []

@@ -32,7 +32,10 @@ class Config:
     onnx_queries: bool = True
     # Threads for one question's ONNX embedding: two halve it on a 2-core machine (3.9 vs 6.5 ms).
     onnx_threads: int = min(2, os.cpu_count() or 1)
-    # Per-machine files made once: the float32 ONNX export of the packaged model.
+    # Build the index with the float32 ONNX export of the packaged model (same vectors as
+    # sentence-transformers, no torch import) once qa build has made it.
+    onnx_build: bool = True
+    # Per-machine files made once: the ONNX exports of the packaged model (qa/export.py).
     cache_dir: Path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qa"
     # From this many chunks on, the dense index is IVF (approximate; recall@10 against exact
     # search measured by eval/scale_bench.py) instead of exact search, whose cost grows with

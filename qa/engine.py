@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
@@ -14,7 +15,7 @@ from .build import BuildReport, build_index
 from .config import Config
 from .embed import Embedder, SentenceTransformerEmbedder, get_embedder
 from .errors import ArticleError, IndexProblem
-from .export import export_onnx, export_path
+from .export import export_onnx, export_path, float_path
 from .generate import stream_answer
 from .index import Index, index_settings, load_index, stale_reason
 from .onnx_embed import OnnxEmbedder, onnx_available
@@ -41,18 +42,28 @@ class QA:
 
     @property
     def embedder(self) -> Embedder:
-        """The embedder, loaded on first use."""
+        """The embedder that builds the index, loaded on first use."""
         if self._embedder is None:
-            self._embedder = get_embedder(self.config.model)
+            exact = self._float_export()
+            self._embedder = (OnnxEmbedder(self.config.model, os.cpu_count() or 1, exact) if exact
+                              else get_embedder(self.config.model))
         return self._embedder
+
+    def _float_export(self) -> Path | None:
+        """The float32 ONNX export that builds without torch, when it applies and exists."""
+        if not (self._own_embedder and self.config.onnx_build and onnx_available(self.config.model)):
+            return None
+        path = float_path(self.config.cache_dir)
+        return path if path.is_file() else None
 
     @property
     def query_embedder(self) -> Embedder:
         """The embedder for questions: the torch-free ONNX twin when the index allows it."""
         if self._query_embedder is None:
             meta = self.index.meta
+            # Both embedders of the packaged model give its exact vectors (ST or the float export).
             if (self._own_embedder and self.config.onnx_queries and onnx_available(meta["model"])
-                    and meta["embedder"] == SentenceTransformerEmbedder.__name__):
+                    and meta["embedder"] in {SentenceTransformerEmbedder.__name__, OnnxEmbedder.__name__}):
                 self._query_embedder = OnnxEmbedder(meta["model"], self.config.onnx_threads,
                                                     export_path(self.config.cache_dir))
             else:
@@ -65,20 +76,25 @@ class QA:
             name, kind = self._embedder.name, type(self._embedder).__name__
             pooled = can_pool(self._embedder)
         else:
-            name, kind = self.config.model, SentenceTransformerEmbedder.__name__
-            pooled = can_pool(SentenceTransformerEmbedder)
+            name, pooled = self.config.model, True
+            onnx = (isinstance(self._embedder, OnnxEmbedder) if self._embedder is not None
+                    else self._float_export() is not None)
+            kind = (OnnxEmbedder if onnx else SentenceTransformerEmbedder).__name__
         return index_settings(name, kind, self.config.chunk_size, self.config.chunk_overlap, pooled)
 
     def build(self, force: bool = False, progress: bool = False) -> BuildReport:
         """Bring the index up to date with the articles, embedding only what changed."""
         with self._lock:
+            if self._own_embedder and onnx_available(self.config.model) and (
+                    self.config.onnx_queries or self.config.onnx_build):
+                self._export()
+                if self._float_export() and not isinstance(self._embedder, OnnxEmbedder):
+                    self._embedder = None  # just exported: build with it, not with torch
             report = build_index(
                 self.config.index_dir, load_articles(self.config.seeds_dir), self.embedder,
                 self.config.chunk_size, self.config.chunk_overlap, force=force, progress=progress,
                 ann_threshold=self.config.ann_threshold,
             )
-            if self._own_embedder and self.config.onnx_queries and onnx_available(self.config.model):
-                self._export()
             self._index = None
             self._query_embedder = None
             self.__dict__.pop("answerer", None)

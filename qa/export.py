@@ -15,29 +15,36 @@ log = logging.getLogger(__name__)
 
 
 def export_path(cache_dir: Path) -> Path:
-    """Where the export of the packaged model lives, keyed by the package's version."""
+    """The int8-block export that embeds questions, keyed by the model package's version."""
     return cache_dir / "onnx" / f"{DEFAULT_MODEL}-{version(DEFAULT_MODEL)}" / "model-q8.onnx"
 
 
+def float_path(cache_dir: Path) -> Path:
+    """The float32 export that builds indexes: the model's own vectors, without torch."""
+    return export_path(cache_dir).with_name("model-f32.onnx")
+
+
 def export_onnx(cache_dir: Path) -> Path:
-    """Export the packaged model to ONNX unless done before (needs torch and onnx)."""
-    dest = export_path(cache_dir)
-    if dest.is_file():
+    """Export the packaged model (float32, then int8-block) unless done before; needs torch, onnx."""
+    dest, exact = export_path(cache_dir), float_path(cache_dir)
+    if dest.is_file() and exact.is_file():
         return dest
     require("onnx", "default")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    float_model = dest.with_name(f".float.{os.getpid()}.tmp")
+    # Written under temporary names, then renamed: never a half-written model under a real name.
+    tmp_float = dest.with_name(f".float.{os.getpid()}.tmp")
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # torch's exporter warns about code paths it traces
-            heads, hidden = _export_float(float_model)
-            _fuse_and_quantize(float_model, tmp, heads, hidden)
-        os.replace(tmp, dest)  # never a half-written model under the real name
+            heads, hidden = _export_float(tmp_float)
+            _fuse_and_quantize(tmp_float, tmp, heads, hidden)
+        os.replace(tmp_float, exact)
+        os.replace(tmp, dest)
     finally:
-        float_model.unlink(missing_ok=True)
+        tmp_float.unlink(missing_ok=True)
         tmp.unlink(missing_ok=True)
-    log.info("exported %s to %s", DEFAULT_MODEL, dest)
+    log.info("exported %s to %s", DEFAULT_MODEL, dest.parent)
     return dest
 
 
@@ -45,9 +52,11 @@ def _export_float(path: Path) -> tuple[int, int]:
     """Write the model's float32 graph (token ids in, last hidden states out) to path."""
     import torch
     from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
 
     from .embed import resolve_model
 
+    hf_logging.disable_progress_bar()  # the library never prints
     # Eager attention exports as plain MatMul/Softmax, which onnxruntime fuses into its own
     # attention kernel; the default kernel exports to a masked graph it cannot fuse.
     model = AutoModel.from_pretrained(resolve_model(DEFAULT_MODEL), attn_implementation="eager").eval()
@@ -77,12 +86,22 @@ def _fuse_and_quantize(source: Path, dest: Path, heads: int, hidden: int) -> Non
     Blocks of 32 keep the vectors within a cosine of 0.9995 of sentence-transformers on the
     eval questions, and int8 arithmetic embeds a question in about three quarters of the time.
     """
-    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
-    from onnxruntime.transformers import optimizer
+    # The quantizer's module calls logging.basicConfig(level=INFO) when imported, and both
+    # tools log every node at INFO: keep the caller's logging as it was, and quiet meanwhile.
+    root = logging.getLogger()
+    handlers, level, disabled = root.handlers[:], root.level, logging.root.manager.disable
+    logging.disable(logging.INFO)
+    try:
+        from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+        from onnxruntime.transformers import optimizer
 
-    fused = optimizer.optimize_model(str(source), model_type="bert", num_heads=heads,
-                                     hidden_size=hidden, opt_level=1)
-    quantizer = MatMulNBitsQuantizer(fused.model, bits=8, block_size=32, is_symmetric=True,
-                                     accuracy_level=4)
-    quantizer.process()
-    quantizer.model.save_model_to_file(str(dest))
+        fused = optimizer.optimize_model(str(source), model_type="bert", num_heads=heads,
+                                         hidden_size=hidden, opt_level=1)
+        quantizer = MatMulNBitsQuantizer(fused.model, bits=8, block_size=32, is_symmetric=True,
+                                         accuracy_level=4)
+        quantizer.process()
+        quantizer.model.save_model_to_file(str(dest))
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        logging.disable(disabled)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from .config import DEFAULT_MODEL
+from .embed import length_batches
 from .errors import require
 
 log = logging.getLogger(__name__)
@@ -46,19 +48,38 @@ class OnnxEmbedder:
 
     def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
         """Encode texts into normalised float32 vectors."""
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        out = []
-        for i in range(0, len(texts), 32):
-            encoded = self._tokenizer.encode_batch(texts[i : i + 32])
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for batch, hidden, mask, _ in self._run(texts):
+            pooled = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+            out[batch] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+        return out
+
+    def embed_spans(self, texts: list[str], spans: list[list[tuple[int, int]]]
+                    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Each text's unit vector, and for each span of it the mean of its tokens' vectors."""
+        from .pool import pool_spans
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        pooled = [np.zeros((len(s), self.dim), dtype=np.float32) for s in spans]
+        for batch, hidden, mask, encoded in self._run(texts):
+            for row, i in enumerate(batch):
+                n = int(mask[row].sum())  # padding sits after the real tokens
+                vectors = hidden[row, :n]
+                mean = vectors.mean(axis=0)
+                out[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+                offsets = np.asarray(encoded[row].offsets[:n], dtype=np.int64).reshape(-1, 2)
+                pooled[i] = pool_spans(vectors, offsets, spans[i])
+        return out, pooled
+
+    def _run(self, texts: list[str]) -> Iterator[tuple[list[int], np.ndarray, np.ndarray, list]]:
+        """Batches of similar length: (text indices, hidden states, attention mask, encodings)."""
+        for batch in length_batches(texts, 64, 16_000):
+            encoded = self._tokenizer.encode_batch([texts[i] for i in batch])
             ids = np.array([e.ids for e in encoded], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
             hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
                                               "token_type_ids": np.zeros_like(ids)})[0]
-            summed = (hidden * mask[..., None]).sum(axis=1)
-            pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
-            out.append(pooled / np.linalg.norm(pooled, axis=1, keepdims=True))
-        return np.ascontiguousarray(np.concatenate(out), dtype=np.float32)
+            yield batch, hidden, mask, encoded
 
 
 @lru_cache(maxsize=4)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -63,12 +64,18 @@ def fake_qa(tiny_config: Config, fake_embedder: FakeEmbedder) -> QA:
 
 
 @pytest.fixture(scope="session")
-def real_qa(tmp_path_factory: pytest.TempPathFactory) -> QA:
+def real_qa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QA]:
     """The real packaged model over a copy of the real seeds, in a private index folder."""
     root = tmp_path_factory.mktemp("real")
     shutil.copytree(SEEDS, root / "seeds")
-    # A private cache too, so that the build really exports the ONNX twin (qa/export.py).
-    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index",
-                                cache_dir=root / "cache"))
+    # A private cache too, so that the build really exports the ONNX models (qa/export.py);
+    # engines the tests make from the environment (the CLI's) share it.
+    before = os.environ.get("QA_CACHE_DIR")
+    os.environ["QA_CACHE_DIR"] = str(root / "cache")
+    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index"))
     engine.build()
-    return engine
+    yield engine
+    if before is None:
+        os.environ.pop("QA_CACHE_DIR", None)
+    else:
+        os.environ["QA_CACHE_DIR"] = before

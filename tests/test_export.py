@@ -9,7 +9,7 @@ import pytest
 
 from qa import QA, Config
 from qa import export as export_module
-from qa.export import export_onnx, export_path
+from qa.export import export_onnx, export_path, float_path
 
 
 def test_a_failed_export_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -32,6 +32,7 @@ def test_an_existing_export_is_reused(tmp_path: Path, monkeypatch: pytest.Monkey
     done = export_path(tmp_path)
     done.parent.mkdir(parents=True)
     done.write_bytes(b"model")
+    float_path(tmp_path).write_bytes(b"float model")
     monkeypatch.setattr(export_module, "_export_float", lambda path: pytest.fail("exported again"))
     assert export_onnx(tmp_path) == done
 

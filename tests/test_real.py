@@ -134,13 +134,14 @@ def test_missing_seeds_folder_cli(tmp_path) -> None:
 def test_onnx_query_path_agrees_with_sentence_transformers(real_qa: QA) -> None:
     from pathlib import Path
 
+    from qa.embed import SentenceTransformerEmbedder
     from qa.export import export_path
     from qa.onnx_embed import OnnxEmbedder
 
     rows = [json.loads(x) for x in (Path(__file__).parent.parent / "eval/questions.jsonl")
             .read_text().splitlines() if x.strip()]
     questions = [r["question"] for r in rows]
-    torch_st = real_qa.embedder
+    torch_st = SentenceTransformerEmbedder()
     reference = torch_st.embed(questions)
     # The build exported the int8-block twin; the int8-stored one is the fallback. Both agree.
     export = export_path(real_qa.config.cache_dir)
@@ -164,12 +165,33 @@ def test_onnx_query_path_agrees_with_sentence_transformers(real_qa: QA) -> None:
 def test_real_build_pools_sentences_from_exact_chunk_vectors(real_qa: QA) -> None:
     import numpy as np
 
+    from qa.embed import SentenceTransformerEmbedder
+
     index = real_qa.index
-    assert index.meta["sentence_vectors"] == "pooled"
-    # Each chunk went through the model once; its vector is the model's own for that text.
-    alone = real_qa.embedder.embed([" ".join(c.text.split()) for c in index.chunks])
+    # Built by the float32 ONNX export, pooled: each chunk went through the model once, and
+    # its vector is sentence-transformers' own for that text.
+    assert index.meta["sentence_vectors"] == "pooled" and index.meta["embedder"] == "OnnxEmbedder"
+    st = SentenceTransformerEmbedder()
+    alone = st.embed([" ".join(c.text.split()) for c in index.chunks])
     assert (alone * index.dense.reconstruct_n(0, index.dense.ntotal)).sum(axis=1).min() >= 0.9999
     # A sentence's pooled vector still means that sentence: close to it embedded alone.
     texts = [" ".join(index.sentence_text(i).split()) for i in range(len(index.sent_sources))]
-    own = (real_qa.embedder.embed(texts) * index.sent_vectors).sum(axis=1)
+    own = (st.embed(texts) * index.sent_vectors).sum(axis=1)
     assert own.mean() >= 0.75 and np.all(np.isfinite(index.sent_vectors))
+
+
+def test_a_build_after_the_export_never_imports_torch(real_qa: QA, tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom qa import QA, Config\n"
+            f"engine = QA(Config.from_env(seeds_dir={str(real_qa.config.seeds_dir)!r}, "
+            f"index_dir={str(tmp_path / 'index')!r}))\n"
+            "report = engine.build()\n"
+            "print(len(report.added), engine.index.meta['embedder'], 'torch' in sys.modules,\n"
+            "      engine.answer('How many Taliban prisoners will be released every day?').short)")
+    env = {**os.environ, "QA_CACHE_DIR": str(real_qa.config.cache_dir)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=300, check=True)
+    assert out.stdout.split() == ["4", "OnnxEmbedder", "False", "100"], out.stderr
