@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -48,24 +49,34 @@ def embed_resumable(texts: list[str], embedder: Embedder, cache_dir: Path | None
     unique = sorted(set(texts), key=lambda t: (len(t), t))
     row = {text: i for i, text in enumerate(unique)}
     vectors = np.zeros((len(unique), embedder.dim), dtype=np.float32)
+    for start, stop in in_groups(len(unique), batch_size, cache_dir, progress, "text"):
+        vectors[start:stop] = _embed_batch(unique[start:stop], embedder, cache_dir)
+    out[:] = vectors[[row[text] for text in texts]]
+    return out
+
+
+def in_groups(total: int, size: int, cache_dir: Path | None, progress: bool,
+              unit: str) -> Iterator[tuple[int, int]]:
+    """(start, stop) of each group of size rows, with a progress bar when asked.
+
+    The groups are what an interrupted build saves in cache_dir (made here) and resumes from.
+    """
+    if cache_dir is not None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(unique), desc="embedding", unit="text")
-    if cache_dir is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
+        bar = tqdm(total=total, desc="embedding", unit=unit)
     try:
-        for start in range(0, len(unique), batch_size):
-            batch = unique[start : start + batch_size]
-            vectors[start : start + len(batch)] = _embed_batch(batch, embedder, cache_dir)
+        for start in range(0, total, size):
+            stop = min(total, start + size)
+            yield start, stop
             if bar is not None:
-                bar.update(len(batch))
+                bar.update(stop - start)
     finally:
         if bar is not None:
             bar.close()
-    out[:] = vectors[[row[text] for text in texts]]
-    return out
 
 
 def _embed_batch(batch: list[str], embedder: Embedder, cache_dir: Path | None) -> np.ndarray:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .dense import in_groups
 from .embed import Embedder
 
 log = logging.getLogger(__name__)
@@ -48,25 +49,12 @@ def embed_pooled(texts: list[str], spans: list[list[tuple[int, int]]], embedder:
     order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
     vectors = np.zeros((len(texts), embedder.dim), dtype=np.float32)
     pooled: list[np.ndarray] = [np.zeros((0, embedder.dim), dtype=np.float32)] * len(texts)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(texts), desc="embedding", unit="chunk")
-    if cache_dir is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        for g in range(0, len(order), group_size):
-            group = order[g : g + group_size]
-            got = _group(texts, spans, group, embedder, cache_dir)
-            for i, (vector, spans_pooled) in zip(group, got, strict=True):
-                vectors[i] = vector
-                pooled[i] = spans_pooled
-            if bar is not None:
-                bar.update(len(group))
-    finally:
-        if bar is not None:
-            bar.close()
+    for start, stop in in_groups(len(order), group_size, cache_dir, progress, "chunk"):
+        group = order[start:stop]
+        for i, (vector, spans_pooled) in zip(group, _group(texts, spans, group, embedder, cache_dir),
+                                             strict=True):
+            vectors[i] = vector
+            pooled[i] = spans_pooled
     return vectors, pooled
 
 
