@@ -24,7 +24,7 @@ from .embed import Embedder
 from .errors import IndexProblem
 from .index import CURRENT, FORMAT, Index, file_sha256, index_files, index_settings, load_index, stale_reason
 from .lexical import BM25Index, TermWeights
-from .pool import can_pool, embed_pooled
+from .pool import can_pool, pool_into
 from .sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ def _assemble(
                 inside = [(j, max(s, c.start) - c.start, min(e, c.end) - c.start)
                           for j, (s, e) in enumerate(spans, first) if s < c.end and e > c.start]
                 pending.append((len(chunks) - 1, inside))
-    pooled_sentences = _pool_into(pending, chunks, chunk_rows, sent_rows, embedder, partial,
+    pooled_sentences = pool_into(pending, chunks, chunk_rows, sent_rows, embedder, partial,
                                   batch_size, progress) if pending else 0
     copied_chunks = sum(isinstance(r, np.ndarray) for r in chunk_rows) - len(pending)
     copied_sentences = sum(isinstance(r, np.ndarray) for r in sent_rows) - pooled_sentences
@@ -120,29 +120,6 @@ def _assemble(
         embedded_chunks=len(chunks) - copied_chunks,
         embedded_sentences=len(sentences) - copied_sentences,
     )
-
-
-def _pool_into(pending: list[tuple[int, list[tuple[int, int, int]]]], chunks: list[Chunk],
-               chunk_rows: list[np.ndarray | str], sent_rows: list[np.ndarray | str],
-               embedder: Embedder, partial: Path, batch_size: int, progress: bool) -> int:
-    """Embed the pending chunks once; fill their rows and their sentences' pooled rows.
-
-    A sentence in two overlapping chunks averages both poolings; one with no token inside any
-    chunk (past the model's 256-token limit) keeps its text, to be embedded alone. Returns how
-    many sentences were pooled.
-    """
-    texts = [chunks[row].text for row, _ in pending]
-    spans = [[(a, b) for _, a, b in inside] for _, inside in pending]
-    vectors, pooled = embed_pooled(texts, spans, embedder, partial, batch_size, progress)
-    sums: dict[int, np.ndarray] = {}
-    for (row, inside), vector, means in zip(pending, vectors, pooled, strict=True):
-        chunk_rows[row] = vector
-        for (j, _, _), mean in zip(inside, means, strict=True):
-            if mean.any():
-                sums[j] = sums.get(j, 0) + mean
-    for j, total in sums.items():
-        sent_rows[j] = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
-    return len(sums)
 
 
 def _fill(tables: list[list[np.ndarray | str]], embedder: Embedder, progress: bool, partial: Path,

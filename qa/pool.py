@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .chunk import Chunk
 from .dense import in_groups
 from .embed import Embedder
 
@@ -83,3 +84,26 @@ def _group(texts: list[str], spans: list[list[tuple[int, int]]], group: list[int
                                                                                dtype=np.float32)]))
         os.replace(tmp, file)
     return list(zip(vectors, pooled, strict=True))
+
+
+def pool_into(pending: list[tuple[int, list[tuple[int, int, int]]]], chunks: list[Chunk],
+               chunk_rows: list[np.ndarray | str], sent_rows: list[np.ndarray | str],
+               embedder: Embedder, partial: Path, batch_size: int, progress: bool) -> int:
+    """Embed the pending chunks once; fill their rows and their sentences' pooled rows.
+
+    A sentence in two overlapping chunks averages both poolings; one with no token inside any
+    chunk (past the model's 256-token limit) keeps its text, to be embedded alone. Returns how
+    many sentences were pooled.
+    """
+    texts = [chunks[row].text for row, _ in pending]
+    spans = [[(a, b) for _, a, b in inside] for _, inside in pending]
+    vectors, pooled = embed_pooled(texts, spans, embedder, partial, batch_size, progress)
+    sums: dict[int, np.ndarray] = {}
+    for (row, inside), vector, means in zip(pending, vectors, pooled, strict=True):
+        chunk_rows[row] = vector
+        for (j, _, _), mean in zip(inside, means, strict=True):
+            if mean.any():
+                sums[j] = sums.get(j, 0) + mean
+    for j, total in sums.items():
+        sent_rows[j] = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
+    return len(sums)
