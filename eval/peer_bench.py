@@ -37,11 +37,15 @@ def compare(name: str, articles: list[Article], questions: list[str], embedder: 
     from qa.index import load_index
     from qa.onnx_embed import OnnxEmbedder
     from qa.retrieve import Retriever
+    from qa.sentences import split_sentences
 
+    # Both sides split sentences with qa's cached splitter: each build starts with it empty.
+    split_sentences.cache_clear()
     began = time.perf_counter()
     report = build_index(work / f"peer-{name}", articles, embedder, 600, 120, force=True)  # type: ignore[arg-type]
     ours_build = time.perf_counter() - began
 
+    split_sentences.cache_clear()
     began = time.perf_counter()
     splitter = splitter_class()(600, 120)
     docs = splitter.create_documents([a.text for a in articles], [{"source": a.source} for a in articles])
