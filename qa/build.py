@@ -106,10 +106,11 @@ def _assemble(
                 inside = [(j, max(s, c.start) - c.start, min(e, c.end) - c.start)
                           for j, (s, e) in enumerate(spans, first) if s < c.end and e > c.start]
                 pending.append((len(chunks) - 1, inside))
-    pooled_sentences = pool_into(pending, chunks, chunk_rows, sent_rows, embedder, partial,
-                                  batch_size, progress) if pending else 0
-    copied_chunks = sum(isinstance(r, np.ndarray) for r in chunk_rows) - len(pending)
-    copied_sentences = sum(isinstance(r, np.ndarray) for r in sent_rows) - pooled_sentences
+    # Every new row still holds its text here; pooling and embedding fill them with vectors.
+    embedded_chunks = sum(isinstance(r, str) for r in chunk_rows)
+    embedded_sentences = sum(isinstance(r, str) for r in sent_rows)
+    if pending:
+        pool_into(pending, chunks, chunk_rows, sent_rows, embedder, partial, batch_size, progress)
     chunk_vectors, sent_vectors = _fill([chunk_rows, sent_rows], embedder, progress, partial,
                                         batch_size)
     return _Parts(
@@ -117,8 +118,8 @@ def _assemble(
         chunk_vectors=chunk_vectors,
         sentences=sentences,
         sent_vectors=sent_vectors,
-        embedded_chunks=len(chunks) - copied_chunks,
-        embedded_sentences=len(sentences) - copied_sentences,
+        embedded_chunks=embedded_chunks,
+        embedded_sentences=embedded_sentences,
     )
 
 

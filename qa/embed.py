@@ -61,11 +61,10 @@ class SentenceTransformerEmbedder:
             )
         return out
 
-
     def embed_spans(self, texts: list[str], spans: list[list[tuple[int, int]]]
                     ) -> tuple[np.ndarray, list[np.ndarray]]:
         """Each text's unit vector, and for each span of it the mean of its tokens' vectors."""
-        from .pool import pool_spans
+        from .pool import pool_text
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         pooled = [np.zeros((len(s), self.dim), dtype=np.float32) for s in spans]
@@ -78,10 +77,8 @@ class SentenceTransformerEmbedder:
             offsets = self._model.tokenizer(chunk, return_offsets_mapping=True, truncation=True,
                                             max_length=self._model.max_seq_length)["offset_mapping"]
             for i, vectors, where in zip(batch, tokens, offsets, strict=True):
-                vectors = vectors.float().numpy()
-                mean = vectors.mean(axis=0)
-                out[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)
-                pooled[i] = pool_spans(vectors, np.asarray(where, dtype=np.int64).reshape(-1, 2), spans[i])
+                out[i], pooled[i] = pool_text(vectors.float().numpy(),
+                                              np.asarray(where, dtype=np.int64).reshape(-1, 2), spans[i])
         return out, pooled
 
 

@@ -73,13 +73,12 @@ class QA:
     def _settings(self) -> dict:
         """What the index must have been built with, known without loading the model."""
         if not self._own_embedder and self._embedder is not None:
-            name, kind = self._embedder.name, type(self._embedder).__name__
-            pooled = can_pool(self._embedder)
+            name, kind, pooled = self._embedder.name, type(self._embedder).__name__, can_pool(self._embedder)
         else:
-            name, pooled = self.config.model, True
             onnx = (isinstance(self._embedder, OnnxEmbedder) if self._embedder is not None
                     else self._float_export() is not None)
-            kind = (OnnxEmbedder if onnx else SentenceTransformerEmbedder).__name__
+            cls = OnnxEmbedder if onnx else SentenceTransformerEmbedder
+            name, kind, pooled = self.config.model, cls.__name__, can_pool(cls)
         return index_settings(name, kind, self.config.chunk_size, self.config.chunk_overlap, pooled)
 
     def build(self, force: bool = False, progress: bool = False) -> BuildReport:
@@ -101,11 +100,12 @@ class QA:
             return report
 
     def _export(self) -> None:
-        """Make the float32 ONNX twin that questions are embedded with, once per machine."""
+        """Make the ONNX exports that build the index and embed questions, once per machine."""
         try:
             export_onnx(self.config.cache_dir)
-        except Exception as exc:  # noqa: BLE001 - the int8 twin still answers, only slower
-            log.warning("could not export the model to ONNX (%s); questions use the int8 twin",
+        except Exception as exc:  # noqa: BLE001 - sentence-transformers and the int8 twin still work
+            log.warning("could not export the model to ONNX (%s); building with sentence-transformers, "
+                        "questions use the int8 twin",
                         str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
     @property

