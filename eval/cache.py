@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -12,6 +13,7 @@ import numpy as np
 
 from qa import Embedder
 from qa.pool import can_pool
+from qa.reading.nlp import Span, Tagger
 
 DEFAULT_CACHE = Path(__file__).parent / "results" / "cache" / "embeddings.sqlite"
 
@@ -86,3 +88,34 @@ class CachingEmbedder:
             for i, v in zip(missing, vectors, strict=True):
                 found[keys[i]] = v
         return found
+
+
+class CachingTagger:
+    """Delegates to a Tagger, tagging only texts whose spans are not stored yet (same sqlite file)."""
+
+    def __init__(self, inner: Tagger, path: Path = DEFAULT_CACHE) -> None:
+        self.inner = inner
+        self.name = inner.name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS tags (key TEXT PRIMARY KEY, spans TEXT)")
+        self._lock = threading.Lock()
+
+    def tag(self, texts: Sequence[str], sentences: Sequence[Sequence[tuple[int, int]]],
+            progress: bool = False) -> list[list[Span]]:
+        """Stored spans per text; the missing texts tagged in one batch and stored."""
+        keys = [hashlib.sha256(f"{self.name}\0{t}\0{list(s)}".encode()).hexdigest()
+                for t, s in zip(texts, sentences, strict=True)]
+        with self._lock:
+            found = {k: [tuple(x) for x in json.loads(v)] for k, v in self._db.execute(
+                f"SELECT key, spans FROM tags WHERE key IN ({','.join('?' * len(keys))})", keys)}
+        missing = [i for i, k in enumerate(keys) if k not in found]
+        if missing:
+            tagged = self.inner.tag([texts[i] for i in missing], [sentences[i] for i in missing],
+                                    progress=progress)
+            with self._lock, self._db:
+                self._db.executemany("INSERT OR REPLACE INTO tags VALUES (?, ?)",
+                                     [(keys[i], json.dumps(s)) for i, s in zip(missing, tagged, strict=True)])
+            found.update({keys[i]: s for i, s in zip(missing, tagged, strict=True)})
+        return [list(found[k]) for k in keys]

@@ -15,6 +15,8 @@ from tqdm import tqdm
 
 from eval import metrics as m
 from qa import QA, Answer, Config, Embedder, Passage
+from qa.reading import coverage
+from qa.reading.question import ask
 
 ROOT = Path(__file__).parent.parent
 QUESTIONS = Path(__file__).parent / "questions.jsonl"
@@ -107,9 +109,15 @@ def ask_all(engine: QA, questions: list[dict], mode: str, bar: tqdm | None = Non
         latency = (time.perf_counter() - began) * 1000
         if conv:
             turns.append((q["question"], answer))
+        asked = ask(answer.query)
         record = {"id": q["id"], "kind": q["kind"], "answerable": q["answerable"], "mode": mode,
                   "answered": answer.answered, "evidence_score": answer.evidence, "latency_ms": latency,
-                  "short": answer.short, "text": answer.text, "query": answer.query}
+                  "short": answer.short, "confidence": answer.confidence, "text": answer.text,
+                  "query": answer.query,
+                  # The refusal signals, whatever the thresholds: eval/calibrate.py sweeps them.
+                  "missing": bool(coverage.missing(ask(q["question"]), [p.text for p in answer.passages])),
+                  "lacks_kind": coverage.lacks_kind(asked, engine.index,
+                                                    [s for s, _ in engine.answerer.scored(answer.query, mode)])}
         if q["answerable"]:
             spans = evidence_spans(engine, q)
             ranked = engine.retrieve(answer.query, k=10, mode=mode)  # type: ignore[arg-type]

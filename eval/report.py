@@ -64,7 +64,10 @@ def rtqa_section(rt: dict) -> str:
     for policy, p in s["policies"].items():
         lines.append(f"| ours, prediction = {policy} | {s['mc_accuracy']:.3f} | {p['em']:.3f} "
                      f"| {p['f1']:.3f} |")
-    lines += ["", f"Answer-bearing rate (first cited sentence holds the right choice): "
+    lines += ["", f"Candidate recall (the right choice is one of the reader's spans): "
+              f"{s.get('candidate_recall', 0.0):.3f}. Short answer shown (reader confident): "
+              f"{s.get('short_shown', 0.0):.3f} of questions, exact {s.get('short_shown_precision', 0.0):.3f} "
+              "of the time.", "", f"Answer-bearing rate (first cited sentence holds the right choice): "
               f"{s['answer_bearing']:.3f} (ceiling {s['answer_bearing_ceiling']}). Share answered at "
               f"min_evidence={s['min_evidence']}: {s['answered_at_threshold']:.3f}."]
     return "\n".join(lines)
@@ -84,17 +87,18 @@ def write(result: dict, out: Path, calibration: dict | None = None, rtqa: dict |
              table(result["summary"]), ""]
     parts += [f"![{name}]({name})" for name in plots(result, out)]
     if calibration:
-        b = calibration["best"]
-        parts += ["", "## Threshold calibration (hybrid)", "",
-                  f"Best min_evidence = **{b['threshold']}**: "
-                  f"balanced accuracy {b['balanced_accuracy']:.3f}, "
-                  f"refusal recall {b['refusal_recall']:.3f}, false refusals {b['false_refusal_rate']:.3f}, "
-                  f"refusal F1 {b['refusal_f1']:.3f}.", "",
-                  "Answer.evidence does not depend on the threshold, so one run scores every threshold. "
-                  "To apply it: `.venv/bin/python -m eval --calibrate`, then set `Config.min_evidence` "
-                  "(default in qa/config.py) or export `QA_MIN_EVIDENCE=<value>`. Re-run after any "
-                  "change to scoring or the model; with 15 unanswerable questions one question moves "
-                  "refusal recall by ~0.07, so prefer a value inside the flat optimum."]
+        b, cv = calibration["best"], calibration["cross_validated"]
+        parts += ["", "## Refusal thresholds (hybrid)", "",
+                  f"Fitted on the whole set: min_evidence = **{b['min_evidence']}**, hinge_evidence = "
+                  f"**{b['hinge_evidence']}** (refusal recall {b['refusal_recall']:.3f}, false refusals "
+                  f"{b['false_refusal_rate']:.3f}). Out of fold ({cv['folds']} folds, thresholds fitted on "
+                  f"the other folds): refusal recall **{cv['refusal_recall']:.3f}**, false refusals "
+                  f"**{cv['false_refusal_rate']:.3f}**.", "",
+                  "A question is refused below min_evidence, when it asks for a count, sum or share "
+                  "that no retrieved sentence holds, or when it names something no retrieved passage "
+                  "mentions and its evidence is below hinge_evidence. To apply new values: "
+                  "`.venv/bin/python -m eval --calibrate`, then set them in qa/config.py or export "
+                  "`QA_MIN_EVIDENCE` and `QA_HINGE_EVIDENCE`."]
     if rtqa:
         parts += ["", rtqa_section(rtqa)]
     report = out / "report.md"

@@ -15,6 +15,9 @@ from tqdm import tqdm
 
 from eval import metrics as m
 from qa import QA, Config, Embedder
+from qa.reading.candidates import normalise
+from qa.reading.nlp import Tagger
+from qa.reading.reader import Reading
 
 log = logging.getLogger(__name__)
 ROOT = Path(__file__).parent.parent
@@ -51,13 +54,14 @@ def load(folder: Path | None = None, limit: int | None = None) -> list[dict]:
 
 
 def choose(engine: QA, question: str, choices: list[str], passages: list[str],
-           short: str | None = None) -> int:
-    """The choice the articles support best: the one our short answer names, else the one
-    stated in the sentence closest to the question, else similarity plus containment."""
-    if short:
-        overlap = [m.token_f1(short, [c]) for c in choices]
-        if max(overlap) >= SHORT_MATCH:
-            return int(np.argmax(overlap))
+           reading: Reading | None = None) -> int:
+    """The choice the articles support best: the one the reader's likeliest matching span names,
+    else the one stated in the sentence closest to the question, else similarity plus containment."""
+    if reading is not None:
+        named = [max((s.p for s in reading.spans if m.token_f1(s.candidate.text, [c]) >= SHORT_MATCH),
+                     default=0.0) for c in choices]
+        if max(named) > 0.0:
+            return int(np.argmax(named))
     index = engine.index
     cos = index.sent_vectors @ engine.query_embedder.embed([question])[0]
     texts = [index.sentence_text(i) for i in range(len(cos))]
@@ -72,26 +76,32 @@ def choose(engine: QA, question: str, choices: list[str], passages: list[str],
     return int(np.argmax(scores))
 
 
-def ask(q: dict, embedder: Embedder, min_evidence: float, **config: object) -> dict:
+def ask(q: dict, embedder: Embedder, min_evidence: float, tagger: Tagger | None = None,
+        **config: object) -> dict:
     """Index this question's articles in a temp dir, answer it, and record what it predicts."""
     record = {"id": q["question_id"], "scored": q["scored"], "gold": q["gold"],
               "articles": len(q["articles"]), "mc_right": int(q["answer"][0])}
     if not q["articles"]:
-        return {**record, "answered": False, "evidence": 0.0, "short": None, "first_cited": "", "mc": -1}
+        return {**record, "answered": False, "evidence": 0.0, "short": None, "first_cited": "", "mc": -1,
+                "confidence": 0.0, "in_candidates": False}
     with tempfile.TemporaryDirectory(prefix="qa-rtqa-") as tmp:
         seeds = Path(tmp) / "seeds"
         seeds.mkdir()
         for i, text in enumerate(q["articles"]):
             (seeds / f"{i:02d}.txt").write_text(text, encoding="utf-8")
-        # Never refuse here: the product threshold is applied afterwards from Answer.evidence.
+        # Never refuse and always give the reader's best span here: the product's thresholds are
+        # applied afterwards, from Answer.evidence and Answer.confidence.
         cfg = Config.from_env(seeds_dir=seeds, index_dir=Path(tmp) / "index", **config).replace(
-            min_evidence=-1e9)
-        engine = QA(cfg, embedder=embedder)
+            min_evidence=-1e9, hinge_evidence=-1e9, min_short=0.0)
+        engine = QA(cfg, embedder=embedder, tagger=tagger)
         try:
             engine.build()
             answer = engine.answer(q["question_sentence"])
+            reading = engine.answerer.read(q["question_sentence"])
+            gold = normalise(q["gold"])
+            in_candidates = any(s.candidate.key == gold for s in reading.spans)
             mc = choose(engine, q["question_sentence"], q["choices"], [p.text for p in answer.passages],
-                        answer.short)
+                        reading)
         except Exception as exc:  # noqa: BLE001 - one article the pipeline cannot take must not end the run
             log.warning("%s: %s: %s", q["question_id"], type(exc).__name__, exc)
             # Multiple choice can still be read off the raw articles: the most-mentioned choice.
@@ -100,32 +110,42 @@ def ask(q: dict, embedder: Embedder, min_evidence: float, **config: object) -> d
                     "mc": int(np.argmax(counts)), "error": f"{type(exc).__name__}: {exc}"}
     first = answer.citations[0].text if answer.citations else ""
     return {**record, "answered": answer.evidence >= min_evidence, "evidence": answer.evidence,
-            "short": answer.short, "first_cited": " ".join(first.split()), "mc": mc}
+            "short": answer.short, "confidence": answer.confidence, "in_candidates": in_candidates,
+            "first_cited": " ".join(first.split()), "mc": mc}
 
 
-def predictions(r: dict) -> dict[str, str]:
+def predictions(r: dict, min_short: float) -> dict[str, str]:
     """The candidate predictions of one record, by policy."""
     fallback = r["short"] if r["short"] is not None else r["first_cited"]
+    shown = r["short"] if r.get("confidence", 0.0) >= min_short else None
     return {"short_or_sentence": fallback, "short_only": r["short"] or "",
-            "short_or_sentence_if_answered": fallback if r["answered"] else ""}
+            "short_or_sentence_if_answered": fallback if r["answered"] else "",
+            "short_if_confident": shown or ""}
 
 
 def summarize(records: list[dict]) -> dict:
     """EM/F1 per prediction policy over scored questions, answer-bearing rate, MC accuracy."""
     scored = [r for r in records if r["scored"]]
+    min_short = Config.from_env().min_short
     out: dict = {"questions": len(records), "scored": len(scored), "policies": {}}
-    for policy in predictions(records[0]):
-        preds = [(predictions(r)[policy], [r["gold"]]) for r in scored]
+    for policy in predictions(records[0], min_short):
+        preds = [(predictions(r, min_short)[policy], [r["gold"]]) for r in scored]
         out["policies"][policy] = {"em": sum(m.exact_match(p, g) for p, g in preds) / len(preds),
                                    "f1": sum(m.token_f1(p, g) for p, g in preds) / len(preds)}
     bearing = sum(m.contains_answer(r["first_cited"], [r["gold"]]) for r in records)
     out["answer_bearing"] = bearing / len(records)
+    out["candidate_recall"] = sum(bool(r.get("in_candidates")) for r in records) / len(records)
+    shown = [r for r in scored if r["short"] and r.get("confidence", 0.0) >= min_short]
+    out["short_shown"] = len(shown) / len(scored)
+    out["short_shown_precision"] = (sum(m.exact_match(r["short"], [r["gold"]]) for r in shown)
+                                    / len(shown)) if shown else 0.0
     out["mc_accuracy"] = sum(r["mc"] == r["mc_right"] for r in records) / len(records)
     out["answered_at_threshold"] = sum(r["answered"] for r in records) / len(records)
     return out
 
 
-def run(embedder: Embedder, limit: int | None = None, out: Path | None = None) -> dict:
+def run(embedder: Embedder, limit: int | None = None, out: Path | None = None,
+        tagger: Tagger | None = None) -> dict:
     """Answer and score the first `limit` questions (all 519 when None), timing the run."""
     began = time.perf_counter()
     questions = load(limit=limit)
@@ -133,7 +153,7 @@ def run(embedder: Embedder, limit: int | None = None, out: Path | None = None) -
     records = []
     with open(out, "a", encoding="utf-8") if out else open(os.devnull, "w") as sink:
         for q in tqdm(questions, desc="RealTime QA", unit="q", mininterval=5):
-            records.append(ask(q, embedder, min_evidence))
+            records.append(ask(q, embedder, min_evidence, tagger))
             sink.write(json.dumps(records[-1]) + "\n")
             sink.flush()
     summary = summarize(records)

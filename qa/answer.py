@@ -5,21 +5,20 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .consensus import pick_short
 from .followup import resolve
 from .lexical import tokenize
 from .passage import Passage
+from .reading import coverage
+from .reading.question import ask
+from .reading.reader import Reader, Reading
 from .retrieve import Mode, Retriever, clean_question
-from .short import answer_type, short_answer
 
 NOT_COVERED = "The articles don't cover this."
-# Sentences within this much of the best one vote on the short answer (eval/rtqa.py measured
-# 0.15: wider lets loosely related sentences outvote the best one on the hand-written set).
-SHORT_MARGIN = 0.15
+_KIND_WORDS = {"money": "a sum of money", "percent": "a percentage", "count": "a number"}
 
 
 @dataclass(frozen=True)
@@ -28,10 +27,9 @@ class Weights:
 
     dense: float = 0.6  # cosine of question and sentence vectors
     lexical: float = 0.4  # idf-weighted share of the question's terms in the sentence
-    type: float = 0.1  # the sentence holds the kind of span asked for (number, date, name)
+    type: float = 0.1  # the sentence holds a span of the kind asked for (a person, a count...)
     proximity: float = 0.1  # the question's terms sit close together in the sentence
     rank: float = 0.0  # the sentence's passage ranks high in retrieval
-    support: float = 0.05  # per other article giving the same short answer
     context: float = 0.3  # weight of terms that come from earlier turns, not the question
 
 
@@ -54,6 +52,12 @@ class Answer:
     method: str = "extractive"
     dropped: tuple[str, ...] = ()
     notice: str | None = None
+    # The short answer's exact span (``text`` is ``short``, offsets into its article, ``score`` the
+    # reader's probability), shown only when the reader is confident; and the reader's best
+    # probability and no-answer score either way.
+    short_span: Passage | None = None
+    confidence: float = 0.0
+    no_answer: float = 1.0
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict, citations and passages included."""
@@ -64,7 +68,7 @@ class Answer:
 class _Scored:
     sentence: int
     score: float
-    short: str | None
+    short: str | None = None
 
 
 class Answerer:
@@ -72,13 +76,16 @@ class Answerer:
 
     def __init__(self, retriever: Retriever, min_evidence: float, k: int = 5,
                  max_facts: int = 2, weights: Weights | None = None,
-                 max_question_chars: int = 2000, short_pool: int = 10) -> None:
-        self.short_pool = short_pool
+                 max_question_chars: int = 2000, min_short: float = 0.5,
+                 hinge_evidence: float = 1.0) -> None:
         self.weights = weights or Weights()
         self.max_question_chars = max_question_chars
         self.retriever = retriever
         self.index = retriever.index
+        self.reader = Reader(self.index)
         self.min_evidence = min_evidence
+        self.min_short = min_short
+        self.hinge_evidence = hinge_evidence
         self.k = k
         self.max_facts = max_facts
 
@@ -93,13 +100,17 @@ class Answerer:
         retrieved = time.perf_counter()
         scored = self._score(question, query, [i for i, _ in hits])
         timings = {"retrieve_ms": (retrieved - began) * 1000}
-        if not scored or scored[0].score < self.min_evidence:
+        evidence = scored[0].score if scored else 0.0
+        reading = self.reader.read(ask(query), [(s.sentence, s.score) for s in scored])
+        best = reading.best
+        refusal = self._refusal(question, query, evidence, passages, scored)
+        if refusal is not None:
             timings["answer_ms"] = (time.perf_counter() - retrieved) * 1000
-            best = scored[0].score if scored else 0.0
             return Answer(question, NOT_COVERED, False, passages=passages, query=query,
-                          evidence=round(best, 4), timings=timings)
-        evidence = scored[0].score
-        scored = self._lead_with_short(query, scored)
+                          evidence=round(evidence, 4), timings=timings, notice=refusal or None,
+                          confidence=round(best.p, 4) if best else 0.0,
+                          no_answer=round(reading.no_answer, 4))
+        scored, span = self._lead_with_short(scored, reading)
         facts = self._facts(scored)
         citations: list[Passage] = []
         parts = []
@@ -111,8 +122,34 @@ class Answerer:
             parts.append(f"{' '.join(self.index.sentence_text(group[0].sentence).split())} "
                          + "".join(markers))
         timings["answer_ms"] = (time.perf_counter() - retrieved) * 1000
-        return Answer(question, " ".join(parts), True, tuple(citations), facts[0][0].short,
-                      passages, query, round(evidence, 4), timings)
+        return Answer(question, " ".join(parts), True, tuple(citations), span.text if span else None,
+                      passages, query, round(evidence, 4), timings, short_span=span,
+                      confidence=round(best.p, 4) if best else 0.0, no_answer=round(reading.no_answer, 4))
+
+    def scored(self, question: str, mode: Mode = "hybrid") -> list[tuple[int, float]]:
+        """(sentence, score) of the retrieved sentences, best first: what the reader reads."""
+        query = clean_question(question, self.max_question_chars)
+        hits = self.retriever.select(query, self.k, mode)
+        return [(s.sentence, s.score) for s in self._score(query, query, [i for i, _ in hits])]
+
+    def read(self, question: str, mode: Mode = "hybrid") -> Reading:
+        """The reader's candidates for a question, best first (for multiple choice and eval)."""
+        return self.reader.read(ask(clean_question(question, self.max_question_chars)),
+                                self.scored(question, mode))
+
+    def _refusal(self, question: str, query: str, evidence: float, passages: Sequence[Passage],
+                 scored: list[_Scored]) -> str | None:
+        """Why the evidence does not answer the question ("" when only the score is too low), or None."""
+        if not scored or evidence < self.min_evidence:
+            return ""
+        asked = ask(query)
+        if coverage.lacks_kind(asked, self.index, [s.sentence for s in scored]):
+            return f"No retrieved passage states {_KIND_WORDS[asked.kind]}."
+        gone = coverage.missing(ask(question), [p.text for p in passages])
+        if gone and evidence < self.hinge_evidence:
+            names = " or ".join(f"“{h}”" for h in gone[:3])
+            return f"No retrieved passage mentions {names}."
+        return None
 
     def _score(self, question: str, query: str, chunk_ids: list[int]) -> list[_Scored]:
         """Every sentence of the retrieved chunks, scored against the question, best first."""
@@ -135,28 +172,29 @@ class Answerer:
         q_terms = own + extra
         idf = {t: self.index.terms.weight(t) * (w.context if t in extra else 1.0) for t in q_terms}
         total = sum(idf.values()) or 1.0
-        typed = answer_type(query) != "other"
+        labels = ask(query).labels
         scored = []
         for sid, cos in zip(ids, dense, strict=True):
-            text = self.index.sentence_text(sid)
             s_terms, s_set = self.index.sentence_terms(sid)
             lexical = sum(v for t, v in idf.items() if t in s_set) / total
-            short = short_answer(query, text) if typed else None
-            score = (w.dense * float(cos) + w.lexical * lexical + (w.type if short else 0.0)
+            typed = bool(labels) and any(s[2] in labels for s in self.index.annotations.of(sid))
+            score = (w.dense * float(cos) + w.lexical * lexical + (w.type if typed else 0.0)
                      + w.proximity * proximity(q_terms, s_terms) + w.rank / (1 + rank[sid]))
-            scored.append(_Scored(sid, score, short))
-        ordered = sorted(scored, key=lambda s: (-s.score, s.sentence))
-        return _vote(ordered, self.index.sent_sources, w.support)
+            scored.append(_Scored(sid, score))
+        return sorted(scored, key=lambda s: (-s.score, s.sentence))
 
-    def _lead_with_short(self, query: str, scored: list[_Scored]) -> list[_Scored]:
-        """Put first the sentence that best states the short answer the top sentences agree on."""
-        pool = [(self.index.sentence_text(s.sentence), s.score, self.index.sent_sources[s.sentence])
-                for s in scored[: self.short_pool] if s.score >= scored[0].score - SHORT_MARGIN]
-        picked = pick_short(query, pool)
-        if picked is None:
-            return scored
-        short, i = picked
-        return [replace(scored[i], short=short)] + scored[:i] + scored[i + 1 :]
+    def _lead_with_short(self, scored: list[_Scored], reading: Reading
+                         ) -> tuple[list[_Scored], Passage | None]:
+        """Put first the sentence holding the reader's answer, when the reader is confident of it."""
+        best = reading.best
+        if best is None or best.p < self.min_short:
+            return scored, None
+        at = next(i for i, s in enumerate(scored) if s.sentence == best.sentence)
+        c = best.candidate
+        source = self.index.sent_sources[best.sentence]
+        span = Passage(source, self.index.articles[source].title, c.text, c.start, c.end, round(best.p, 4))
+        lead = _Scored(best.sentence, scored[at].score, c.text)
+        return [lead] + scored[:at] + scored[at + 1:], span
 
     def _facts(self, scored: list[_Scored]) -> list[list[_Scored]]:
         """Group the best sentences into facts: one sentence per fact, cited from each article."""
@@ -190,30 +228,6 @@ class Answerer:
         start, end = (int(x) for x in self.index.sent_spans[sentence])
         return Passage(source, self.index.articles[source].title,
                        self.index.sentence_text(sentence), start, end, round(score, 4))
-
-
-
-def _vote(scored: list[_Scored], sources: list[str], weight: float) -> list[_Scored]:
-    """Let sentences from other articles that give the same short answer back it up.
-
-    A name, number or date that several articles state is likelier to be the answer
-    than one that a single, slightly closer sentence states.
-    """
-    support: dict[str, dict[str, float]] = {}
-    for item in scored:
-        if item.short:
-            per_source = support.setdefault(item.short.lower(), {})
-            source = sources[item.sentence]
-            per_source[source] = max(per_source.get(source, 0.0), item.score)
-    if len(support) < 2:
-        return scored
-    boosted = []
-    for item in scored:
-        if item.short:
-            others = [v for s, v in support[item.short.lower()].items() if s != sources[item.sentence]]
-            item = _Scored(item.sentence, item.score + weight * sum(others), item.short)
-        boosted.append(item)
-    return sorted(boosted, key=lambda s: (-s.score, s.sentence))
 
 
 def proximity(q_terms: list[str], s_terms: list[str]) -> float:

@@ -25,6 +25,8 @@ from .errors import IndexProblem
 from .index import CURRENT, FORMAT, Index, file_sha256, index_files, index_settings, load_index, stale_reason
 from .lexical import BM25Index, TermWeights
 from .pool import can_pool, pool_into
+from .reading.annotations import annotate, write_annotations
+from .reading.nlp import Span, Tagger
 from .sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -60,6 +62,9 @@ class _Parts:
     sent_vectors: np.ndarray
     embedded_chunks: int
     embedded_sentences: int
+    # Each new article's sentence spans, for tagging; then every article's typed spans.
+    new_sentences: dict[str, tuple[tuple[int, int], ...]]
+    annotations: dict[str, list[Span]] | None = None
 
 
 def _flat(text: str) -> str:
@@ -82,6 +87,7 @@ def _assemble(
     # (chunk row, [(sentence row, start, end in the chunk), ...]).
     pool = can_pool(embedder)
     pending: list[tuple[int, list[tuple[int, int, int]]]] = []
+    new_sentences: dict[str, tuple[tuple[int, int], ...]] = {}
     for article in sorted(articles, key=lambda a: a.source):
         if article.source in reuse and old is not None:
             for i, c in enumerate(old.chunks):
@@ -95,7 +101,7 @@ def _assemble(
                     sent_rows.append(old.sent_vectors[i])
             continue
         first = len(sentences)
-        spans = split_sentences(article.text)
+        spans = new_sentences[article.source] = split_sentences(article.text)
         for start, end in spans:
             sentences.append((article.source, start, end))
             sent_rows.append(_flat(article.text[start:end]))  # embedded alone unless pooled
@@ -120,6 +126,7 @@ def _assemble(
         sent_vectors=sent_vectors,
         embedded_chunks=embedded_chunks,
         embedded_sentences=embedded_sentences,
+        new_sentences=new_sentences,
     )
 
 
@@ -158,6 +165,7 @@ def _write_folder(index_dir: Path, articles: list[Article], parts: _Parts, meta:
         TermWeights.build([texts[s][a:b] for s, a, b in parts.sentences]).to_json(), "utf-8"
     )
     BM25Index.build([c.text for c in parts.chunks]).save(tmp / "bm25")
+    write_annotations(tmp, meta["nlp"], parts.annotations or {})
     meta = {
         **meta,
         "counts": {"articles": len(articles), "chunks": len(parts.chunks),
@@ -223,6 +231,7 @@ def build_index(
     progress: bool = False,
     ann_threshold: int = 200_000,
     batch_size: int = BATCH,
+    tagger: Tagger | None = None,
 ) -> BuildReport:
     """Build or update the index, embedding only new or changed articles, then swap it in.
 
@@ -230,8 +239,9 @@ def build_index(
     rerun after an interruption embeds only what was not finished.
     """
     began = time.perf_counter()
+    tagger = tagger or Tagger()
     settings = index_settings(embedder.name, type(embedder).__name__, chunk_size, chunk_overlap,
-                              can_pool(embedder))
+                              can_pool(embedder), tagger.name)
     with _lock(index_dir):
         old = None
         if not force:
@@ -249,6 +259,8 @@ def build_index(
         partial = index_dir / ".partial"
         parts = _assemble(articles, old, reuse, embedder, chunk_size, chunk_overlap, progress,
                           partial, batch_size)
+        reused = {s: old.annotations.articles.get(s, []) for s in reuse} if old else {}
+        parts.annotations = annotate(articles, reused, tagger, parts.new_sentences, progress)
         meta = {"format": FORMAT, **settings, "dim": embedder.dim,
                 "articles": {a.source: a.sha256 for a in articles}}
         path = _write_folder(index_dir, articles, parts, meta, ann_threshold)

@@ -45,13 +45,17 @@ def _print_answer(result: Answer, streamed: str = "") -> None:
     else:
         if streamed:
             click.echo()
-        if result.notice:
+        if result.notice and result.answered:
             click.echo(f"({result.notice})")
         click.echo(result.text)
+        if result.notice and not result.answered:
+            click.echo(result.notice)
     if result.dropped:
         click.echo(f"\n({len(result.dropped)} generated sentence(s) dropped: unsupported by their citations)")
     if result.short and result.answered:
-        click.echo(f"\nShort answer: {result.short}")
+        span = result.short_span
+        where = f" ({span.source} {span.start}-{span.end}, p={span.score:.2f})" if span else ""
+        click.echo(f"\nShort answer: {result.short}{where}")
     shown = result.citations if result.answered else result.passages[:3]
     if shown:
         click.echo("\nSources:" if result.answered else "\nClosest passages:")

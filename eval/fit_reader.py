@@ -1,0 +1,169 @@
+"""`python -m eval.fit_reader`: fit the reader's type table and span ranker on RealTime QA back numbers.
+
+The back numbers (2020 to mid-2022) are for fitting only; figures are reported on RealTime QA 2022
+by `python -m eval --realtimeqa`. Every back-number evidence passage becomes one article of a
+single index, and each question is asked over all of them, as a user's question is asked over
+the whole index. Writes qa/reading/types.json, qa/reading/ranker.json and
+eval/results/reader_fit.json (out-of-fold figures of the ranker).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import html
+import json
+import os
+import re
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from qa import QA, Config  # noqa: E402
+from qa.reading import question as qmod  # noqa: E402
+from qa.reading import reader as rmod  # noqa: E402
+from qa.reading.candidates import normalise  # noqa: E402
+from qa.reading.question import ask  # noqa: E402
+
+ROOT = Path(__file__).parent.parent
+BACK = ROOT.parent / "shared" / "benchmarks" / "realtimeqa-backnumber" / "questions.jsonl.gz"
+WORK = Path(__file__).parent / "results" / "cache" / "backnumber"
+RESULTS = Path(__file__).parent / "results" / "reader_fit.json"
+FOLDS = 5
+
+
+def load(path: Path = BACK, limit: int | None = None) -> list[dict]:
+    """Back-number questions with an evidence passage: id, question, gold answer, plain-text passage."""
+    rows = []
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            q = json.loads(line)
+            text = html.unescape(re.sub(r"<[^>]+>", "", q.get("evidence") or "")).strip()
+            if text:
+                rows.append({"id": q["question_id"], "question": q["question_sentence"],
+                             "gold": q["choices"][int(q["answer"][0])], "text": text})
+    return rows[:limit]
+
+
+def engine_over(rows: list[dict], work: Path) -> QA:
+    """The product's engine over one index of every evidence passage (incremental across runs)."""
+    seeds = work / "seeds"
+    seeds.mkdir(parents=True, exist_ok=True)
+    wanted = {f"{r['id']}.txt": r["text"] for r in rows}
+    for stale in set(p.name for p in seeds.iterdir()) - set(wanted):
+        (seeds / stale).unlink()
+    for name, text in wanted.items():
+        path = seeds / name
+        if not path.is_file() or path.read_text("utf-8") != text:
+            path.write_text(text, "utf-8")
+    engine = QA(Config.from_env(seeds_dir=seeds, index_dir=work / "index"))
+    engine.build(progress=True)
+    return engine
+
+
+def fit_types(engine: QA, rows: list[dict]) -> dict:
+    """Counts of the label of the span equal to the gold answer in its own passage, per key and kind."""
+    index = engine.index
+    by_source: dict[str, list[int]] = defaultdict(list)
+    for sid, source in enumerate(index.sent_sources):
+        by_source[source].append(sid)
+    keys: dict[str, Counter] = defaultdict(Counter)
+    kinds: dict[str, Counter] = defaultdict(Counter)
+    reader = rmod.Reader(index)
+    for r in rows:
+        gold = normalise(r["gold"])
+        labels = [c.label for sid in by_source[f"{r['id']}.txt"] for c in reader.candidates(sid)
+                  if c.key == gold]
+        if labels:
+            asked = ask(r["question"])
+            keys[asked.key][labels[0]] += 1
+            kinds[asked.kind][labels[0]] += 1
+    # Keys seen once say little and make the file long: the kind carries them.
+    return {"keys": {k: dict(v) for k, v in sorted(keys.items()) if sum(v.values()) >= 2},
+            "kinds": {k: dict(v) for k, v in sorted(kinds.items())}}
+
+
+def features(engine: QA, rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Candidate features, labels (equal to the gold answer) and question numbers, over all rows."""
+    answerer = engine.answerer
+    xs, ys, groups = [], [], []
+    for g, r in enumerate(rows):
+        scored = answerer.scored(r["question"])
+        found, x = answerer.reader.features(ask(r["question"]), scored)
+        gold = normalise(r["gold"])
+        xs.append(x)
+        ys.append(np.array([c.key == gold for _, c in found], dtype=np.int8))
+        groups.append(np.full(len(found), g))
+    return np.vstack(xs), np.concatenate(ys), np.concatenate(groups)
+
+
+def per_question(p: np.ndarray, y: np.ndarray, groups: np.ndarray, n: int) -> list[tuple[float, int, int]]:
+    """(best p, best is right, any candidate right) for each question number below n."""
+    out = []
+    for g in range(n):
+        mask = groups == g
+        if not mask.any():
+            out.append((0.0, 0, 0))
+            continue
+        i = int(np.argmax(p[mask]))
+        out.append((float(p[mask][i]), int(y[mask][i]), int(y[mask].any())))
+    return out
+
+
+def cross_validate(x: np.ndarray, y: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:
+    """Out-of-fold probabilities, folds by question."""
+    from sklearn.linear_model import LogisticRegression
+
+    fold = groups % FOLDS
+    p = np.zeros(len(y))
+    for f in range(FOLDS):
+        model = LogisticRegression(C=1.0, max_iter=2000).fit(x[fold != f], y[fold != f])
+        p[fold == f] = model.predict_proba(x[fold == f])[:, 1]
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit, cross-validate, write the files, print the figures."""
+    from sklearn.linear_model import LogisticRegression
+
+    ap = argparse.ArgumentParser(prog="python -m eval.fit_reader", description=__doc__)
+    ap.add_argument("--limit", type=int, help="only the first N back-number questions with evidence")
+    ap.add_argument("--work", type=Path, default=WORK, help="folder for the back-number index")
+    args = ap.parse_args(argv)
+    rows = load(limit=args.limit)
+    engine = engine_over(rows, args.work)
+    types = fit_types(engine, rows)
+    qmod.TYPES_FILE.write_text(json.dumps(types, indent=1, sort_keys=True) + "\n", "utf-8")
+    qmod._types.cache_clear()
+    x, y, groups = features(engine, rows)
+    oof = per_question(cross_validate(x, y, groups, len(rows)), y, groups, len(rows))
+    model = LogisticRegression(C=1.0, max_iter=2000).fit(x, y)
+    show = {}
+    for t in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
+        shown = [(right) for p, right, _ in oof if p >= t]
+        show[str(t)] = {"shown": len(shown) / len(oof), "precision": sum(shown) / max(1, len(shown)),
+                        "em": sum(shown) / len(oof)}
+    report = {"questions": len(rows), "candidates": len(y), "positives": int(y.sum()),
+              "candidate_recall": sum(a for _, _, a in oof) / len(oof),
+              "top1_em_oof": sum(r for _, r, _ in oof) / len(oof),
+              "top1_given_recall_oof": sum(r for _, r, _ in oof) / max(1, sum(a for _, _, a in oof)),
+              "by_threshold_oof": show, "typed_questions": sum(sum(v.values()) for v in types["kinds"].values())}
+    rmod.RANKER_FILE.write_text(json.dumps({
+        "features": list(rmod.FEATURES), "weights": [round(float(w), 5) for w in model.coef_[0]],
+        "bias": round(float(model.intercept_[0]), 5),
+        "fitted": f"logistic regression on {len(rows)} RealTime QA back-number questions "
+                  f"({len(y)} candidate spans); refit with `python -m eval.fit_reader`",
+    }, indent=1) + "\n", "utf-8")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(report, indent=1) + "\n", "utf-8")
+    print(json.dumps(report, indent=1))
+    print(f"wrote {qmod.TYPES_FILE}, {rmod.RANKER_FILE} and {RESULTS}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""Candidate answer spans of a sentence: its entities and noun chunks, trimmed to what they name."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..lexical import STOPWORDS, tokenize
+from .nlp import NOUN_CHUNK, Span
+
+# Words that open a span without being part of what it names ("the Wilson Center", "his decree").
+_OPENERS = frozenset("the a an this that these those his her its their our my your some any".split())
+_PRONOUNS = frozenset("he she it they we i you him them us me who whom which what that this those these "
+                      "there here one ones someone something anyone anything everyone everything".split())
+_EDGE = " \t\n,.;:!?\"“”‘’'()[]{}-–—"
+_WORDS = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One span of one sentence that could answer a question, in article offsets."""
+
+    start: int
+    end: int
+    label: str
+    role: str  # the head word's dependency label ("nsubj^": subject of the main verb)
+    clause: tuple[int, int]  # the clause it belongs to, in sentence offsets
+    text: str
+    key: str  # normalised text: candidates with the same key state the same thing
+    terms: frozenset[str]
+    proper: bool  # opens with a capital letter or a digit
+
+
+def normalise(text: str) -> str:
+    """Lower case, punctuation to spaces, a leading article dropped: the form spans are compared in."""
+    words = re.sub(r"[^\w\s]", " ", text.lower().replace("’s", "").replace("'s", "")).split()
+    if len(words) > 1 and words[0] in {"the", "a", "an"}:
+        words = words[1:]
+    return " ".join(words)
+
+
+def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Narrow [start, end) of text past edge punctuation, openers and a trailing possessive."""
+    while start < end and text[start] in _EDGE:
+        start += 1
+    while end > start and text[end - 1] in _EDGE:
+        end -= 1
+    first = _WORDS.match(text, start)
+    while first and first.end() < end and first.group().lower() in _OPENERS:
+        start = first.end() + 1
+        while start < end and text[start].isspace():
+            start += 1
+        first = _WORDS.match(text, start)
+    if text[start:end].endswith(("’s", "'s")) and end - start > 2:
+        end -= 2
+    return start, end
+
+
+@lru_cache(maxsize=1 << 14)
+def sentence_candidates(text: str, offset: int, spans: tuple[Span, ...]) -> tuple[Candidate, ...]:
+    """The candidates of one sentence (text starts at article offset ``offset``), cached."""
+    seen: set[tuple[int, int]] = set()
+    out = []
+    # Entities before noun chunks, so a span that is both keeps its entity label.
+    for a, b, label, role, c, d in sorted(spans, key=lambda s: (s[2] == NOUN_CHUNK, s[0])):
+        a, b = trim(text, a - offset, b - offset)
+        if b <= a or (a, b) in seen:
+            continue
+        seen.add((a, b))
+        span = text[a:b]
+        key = normalise(span)
+        if not key or key in _PRONOUNS or key in STOPWORDS or not any(c.isalnum() for c in span):
+            continue
+        out.append(Candidate(offset + a, offset + b, label, role, (c - offset, d - offset), span, key,
+                             frozenset(tokenize(span)),
+                             span[0].isupper() or span[0].isdigit()))
+    return tuple(out)

@@ -1,0 +1,179 @@
+"""The reader: score each candidate span on a calibrated scale, and the chance that none answers."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..index import Index
+from .candidates import Candidate, sentence_candidates
+from .question import Asked
+
+RANKER_FILE = Path(__file__).with_name("ranker.json")
+# No feature counts how many sentences or articles repeat a span: in the back numbers each
+# question's passages are about different things, in a real index they are about one story,
+# whose names every sentence repeats. Rarity (idf over the index) says "topic, not answer" in both.
+FEATURES = ("prior", "match", "noun_chunk", "gap", "rank", "distance", "near", "overlap", "words",
+            "names_noun", "proper", "position", "rarity", "subject", "object", "main", "clause")
+_SUBJECT = frozenset({"nsubj", "nsubjpass"})
+_OBJECT = frozenset({"dobj", "pobj", "attr", "dative", "oprd"})
+POOL = 8  # sentences read per question, best first
+NO_ANSWER_TOP = 3  # the no-answer score is the product of (1 - p) over this many best spans
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A candidate the reader scored: where it is, what it says, and its probability of answering."""
+
+    sentence: int
+    candidate: Candidate
+    p: float
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The reader's verdict: candidates best first (one per distinct text) and the no-answer score."""
+
+    spans: tuple[Span, ...]
+    no_answer: float
+
+    @property
+    def best(self) -> Span | None:
+        return self.spans[0] if self.spans else None
+
+
+@dataclass(frozen=True)
+class Ranker:
+    """A logistic model over FEATURES: weights and bias, as fitted by eval/fit_reader.py."""
+
+    weights: np.ndarray
+    bias: float
+
+    @classmethod
+    def load(cls, path: Path = RANKER_FILE) -> Ranker:
+        data = json.loads(path.read_text("utf-8"))
+        if tuple(data["features"]) != FEATURES:
+            raise ValueError(f"{path.name} was fitted on other features: run `python -m eval.fit_reader`")
+        return cls(np.array(data["weights"], dtype=np.float64), float(data["bias"]))
+
+    def p(self, x: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-(x @ self.weights + self.bias)))
+
+
+@lru_cache(maxsize=1)
+def default_ranker() -> Ranker:
+    return Ranker.load()
+
+
+class Reader:
+    """Reads the best sentences of an index for the span that answers a question."""
+
+    def __init__(self, index: Index, ranker: Ranker | None = None, pool: int = POOL) -> None:
+        self.index = index
+        self._ranker = ranker
+        self.pool = pool
+
+    @property
+    def ranker(self) -> Ranker:
+        """The span ranker, loaded on first use (fitting computes features before there is one)."""
+        if self._ranker is None:
+            self._ranker = default_ranker()
+        return self._ranker
+
+    def candidates(self, sentence: int) -> tuple[Candidate, ...]:
+        """Candidate spans of one sentence of the index."""
+        start = int(self.index.sent_spans[sentence][0])
+        return sentence_candidates(self.index.sentence_text(sentence), start,
+                                   self.index.annotations.of(sentence))
+
+    def features(self, asked: Asked, scored: Sequence[tuple[int, float]]
+                 ) -> tuple[list[tuple[int, Candidate]], np.ndarray]:
+        """Every candidate of the best sentences not already named by the question, and its features."""
+        pool = list(scored[: self.pool])
+        if not pool:
+            return [], np.zeros((0, len(FEATURES)))
+        top = pool[0][1]
+        found: list[tuple[int, Candidate, int, float]] = []
+        for rank, (sid, score) in enumerate(pool):
+            for c in self.candidates(sid):
+                if c.terms and c.terms <= asked.terms:
+                    continue  # the question already names it
+                found.append((sid, c, rank, score))
+        rows = []
+        context: dict[int, tuple[str, int, list[tuple[int, str]]]] = {}
+        for sid, c, rank, score in found:
+            if sid not in context:
+                text = self.index.sentence_text(sid)
+                context[sid] = (text, int(self.index.sent_spans[sid][0]), _anchors(text, asked.terms))
+            text, offset, anchors = context[sid]
+            a, b = c.start - offset, c.end - offset
+            clause = (sum(c.clause[0] <= p < c.clause[1] for p, _ in anchors) / len(anchors)) if anchors else 0.0
+            subject = 1.0 if c.role.rstrip("^") in _SUBJECT else 0.0
+            distance = min((abs(p - a) if p < a else max(0, p - b) for p, _ in anchors), default=len(text))
+            near = {t for p, t in anchors if a - 60 <= p <= b + 60}
+            rows.append((
+                asked.prior(c.label),
+                1.0 if c.label in asked.labels else 0.0,
+                1.0 if c.label == "NP" else 0.0,
+                top - score,
+                math.log1p(rank),
+                math.log1p(distance / 10),
+                len(near) / max(1, len(asked.terms)),
+                len(c.terms & asked.terms) / max(1, len(c.terms)),
+                math.log(1 + c.text.count(" ")),
+                1.0 if asked.noun and asked.noun[:-1] in text[max(0, a - 40): b + 40].lower() else 0.0,
+                1.0 if c.proper else 0.0,
+                a / max(1, len(text)),
+                self._rarity(c.terms),
+                subject,
+                1.0 if c.role.rstrip("^") in _OBJECT else 0.0,
+                1.0 if c.role.endswith("^") else 0.0,
+                # The share of the question's terms in this sentence that sit in the span's clause:
+                # "Seddiqi said in a tweet that Ghani signed": "tweet" is in Seddiqi's clause only.
+                clause,
+            ))
+        return [(sid, c) for sid, c, _, _ in found], np.array(rows, dtype=np.float64)
+
+    def _rarity(self, terms: frozenset[str]) -> float:
+        """Mean idf of a span's words over the index, 0 to 1: a name every sentence repeats is the topic."""
+        if not terms:
+            return 0.0
+        weights = self.index.terms
+        return sum(weights.weight(t) for t in terms) / (len(terms) * weights.default)
+
+    def read(self, asked: Asked, scored: Sequence[tuple[int, float]]) -> Reading:
+        """The candidates best first, one per distinct text, and the chance that none answers."""
+        if asked.kind == "reason":
+            return Reading((), 1.0)  # a "why" is answered by a sentence, not a span
+        found, x = self.features(asked, scored)
+        if not found:
+            return Reading((), 1.0)
+        p = self.ranker.p(x)
+        best: dict[str, Span] = {}
+        for i in np.argsort(-p, kind="stable"):
+            sid, c = found[i]
+            if c.key not in best:
+                best[c.key] = Span(sid, c, float(p[i]))
+        spans = tuple(best.values())
+        return Reading(spans, float(np.prod([1 - s.p for s in spans[:NO_ANSWER_TOP]])))
+
+
+@lru_cache(maxsize=1 << 14)
+def _term_positions(text: str) -> tuple[tuple[int, str], ...]:
+    """(offset, stem) of each word of a sentence, cached: answers reread the same sentences."""
+    from ..lexical import tokenize
+
+    return tuple((m.start(), t) for m in _WORD.finditer(text) for t in tokenize(m.group()))
+
+
+def _anchors(text: str, terms: frozenset[str]) -> list[tuple[int, str]]:
+    """Where the question's terms occur in a sentence."""
+    return [(p, t) for p, t in _term_positions(text) if t in terms]
