@@ -106,7 +106,8 @@ def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True,
     snippet = _snippet(text, p.start, p.end, span) if mark else _esc(p.text)
     # A huge article is cut to a window around the sentence: every turn re-sends its HTML.
     lo, hi = max(0, p.start - FULL_CHARS), min(len(text), p.end + FULL_CHARS)
-    full = ("…" if lo else "") + _highlight(text, p.start, p.end, lo, hi, span) + ("…" if hi < len(text) else "")
+    full = (("…" if lo else "") + _highlight(text, p.start, p.end, lo, hi, span)
+            + ("…" if hi < len(text) else ""))
     return (f'<div class="qa-source">{head}<div class="qa-snippet">{snippet}</div>'
             f'<details><summary>Read the whole article</summary><div class="qa-article">{full}</div>'
             "</details></div>")

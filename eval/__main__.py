@@ -14,9 +14,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from eval import calibrate, harness, report, rtqa  # noqa: E402
 from eval.cache import DEFAULT_CACHE, CachingEmbedder, CachingTagger  # noqa: E402
 from qa import Config, Embedder  # noqa: E402
+from qa.embed import get_embedder  # noqa: E402
 from qa.export import export_onnx, float_path  # noqa: E402
 from qa.onnx_embed import OnnxEmbedder  # noqa: E402
-from qa.embed import get_embedder  # noqa: E402
 from qa.reading.nlp import Tagger  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
@@ -61,8 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         # Calibrate on hybrid (the product's mode) when it ran, else on the first mode.
         base = result["records"].get("hybrid") or next(iter(result["records"].values()))
         if any(not r["answerable"] for r in base) and any(r["answerable"] for r in base):
-            rows = calibrate.sweep(base)
-            calibration = {"best": calibrate.best(rows), "cross_validated": calibrate.cross_validate(base)}
+            calibration = {"best": calibrate.best(base), "cross_validated": calibrate.cross_validate(base)}
             if args.calibrate:
                 b, cv = calibration["best"], calibration["cross_validated"]
                 print(f"\ncalibrated min_evidence = {b['min_evidence']}, hinge_evidence = "

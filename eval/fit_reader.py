@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
               "candidate_recall": sum(a for _, _, a in oof) / len(oof),
               "top1_em_oof": sum(r for _, r, _ in oof) / len(oof),
               "top1_given_recall_oof": sum(r for _, r, _ in oof) / max(1, sum(a for _, _, a in oof)),
-              "by_threshold_oof": show, "typed_questions": sum(sum(v.values()) for v in types["kinds"].values())}
+              "by_threshold_oof": show,
+              "typed_questions": sum(sum(v.values()) for v in types["kinds"].values())}
     rmod.RANKER_FILE.write_text(json.dumps({
         "features": list(rmod.FEATURES), "weights": [round(float(w), 5) for w in model.coef_[0]],
         "bias": round(float(model.intercept_[0]), 5),

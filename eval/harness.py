@@ -115,7 +115,8 @@ def ask_all(engine: QA, questions: list[dict], mode: str, bar: tqdm | None = Non
                   "short": answer.short, "confidence": answer.confidence, "text": answer.text,
                   "query": answer.query,
                   # The refusal signals, whatever the thresholds: eval/calibrate.py sweeps them.
-                  "missing": bool(coverage.missing(ask(q["question"]), [p.text for p in answer.passages])),
+                  "missing": bool(coverage.missing(ask(q["question"]),
+                                                   [p.text for p in answer.passages])),
                   "lacks_kind": coverage.lacks_kind(asked, engine.index,
                                                     [s for s, _ in engine.answerer.scored(answer.query, mode)])}
         if q["answerable"]:

@@ -76,7 +76,7 @@ class Answerer:
 
     def __init__(self, retriever: Retriever, min_evidence: float, k: int = 5,
                  max_facts: int = 2, weights: Weights | None = None,
-                 max_question_chars: int = 2000, min_short: float = 0.5,
+                 max_question_chars: int = 2000, min_short: float = 0.4,
                  hinge_evidence: float = 1.0) -> None:
         self.weights = weights or Weights()
         self.max_question_chars = max_question_chars

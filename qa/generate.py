@@ -137,7 +137,8 @@ def _generated(base: Answer, result: Verified, began: float) -> Answer:
     short = base.short if base.short and contains_span(result.text, base.short) else None
     timings = {**base.timings, "llm_ms": (time.perf_counter() - began) * 1000}
     return dataclasses.replace(base, text=result.text, citations=result.citations, short=short,
-                               short_span=base.short_span if short else None, timings=timings, method="llm", dropped=result.dropped, notice=None)
+                               short_span=base.short_span if short else None,
+                               timings=timings, method="llm", dropped=result.dropped, notice=None)
 
 
 def _fallback(base: Answer, began: float, notice: str, dropped: tuple[str, ...] = ()) -> Answer:

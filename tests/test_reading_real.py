@@ -45,7 +45,8 @@ def test_missing_name_is_said(real_qa: QA) -> None:
 
 @pytest.mark.parametrize("question", [
     "Who is the Taliban's spokesman?", "How many Taliban prisoners will be released each day?",
-    "Which news agency did the Wilson Center analyst speak to?", "Who is the US negotiator who welcomed the decree?",
+    "Which news agency did the Wilson Center analyst speak to?",
+    "Who is the US negotiator who welcomed the decree?",
     "On which day did the American troop drawdown get under way?",
 ])
 def test_short_span_offsets_are_exact_and_inside_the_first_citation(real_qa: QA, question: str) -> None:
@@ -101,7 +102,7 @@ def test_damaged_annotations_are_caught(real_qa: QA, tmp_path: Path, damage: str
         path.write_text(json.dumps(data))
     else:
         path.unlink()
-    with pytest.raises(IndexProblem, match=r"annotations\.json is missing or corrupt: run `qa build --force`"):
+    with pytest.raises(IndexProblem, match=r"annotations\.json is missing or corrupt: run `qa build"):
         load_index(index_dir)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..lexical import STOPWORDS, tokenize
@@ -30,6 +30,24 @@ class Candidate:
     key: str  # normalised text: candidates with the same key state the same thing
     terms: frozenset[str]
     proper: bool  # opens with a capital letter or a digit
+
+
+def without_question_words(c: Candidate, text: str, offset: int, terms: frozenset[str]) -> Candidate:
+    """The candidate without words the question says at its edges: "AFP news agency" -> "AFP"."""
+    words = list(_WORDS.finditer(text, c.start - offset, c.end - offset))
+    lo, hi = 0, len(words)
+    while lo < hi and set(tokenize(words[lo].group())) <= terms and tokenize(words[lo].group()):
+        lo += 1
+    while hi > lo and set(tokenize(words[hi - 1].group())) <= terms and tokenize(words[hi - 1].group()):
+        hi -= 1
+    if (lo, hi) == (0, len(words)) or lo == hi:
+        return c
+    a, b = trim(text, words[lo].start(), words[hi - 1].end())
+    span = text[a:b]
+    if b <= a or not normalise(span):
+        return c
+    return replace(c, start=offset + a, end=offset + b, text=span, key=normalise(span),
+                   terms=frozenset(tokenize(span)), proper=span[0].isupper() or span[0].isdigit())
 
 
 def normalise(text: str) -> str:

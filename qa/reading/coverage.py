@@ -25,7 +25,7 @@ def _covered(hinge: str, words: frozenset[str]) -> bool:
         return True
     if hinge[0].isdigit() or len(hinge) < PREFIX:
         return False
-    return any(w.startswith(hinge) or (len(w) >= PREFIX + 1 and hinge.startswith(w) and len(hinge) - len(w) <= 5)
+    return any(w.startswith(hinge) or (len(w) > PREFIX and hinge.startswith(w) and len(hinge) - len(w) <= 5)
                for w in words if w[:2] == hinge[:2])
 
 
@@ -39,4 +39,4 @@ def lacks_kind(asked: Asked, index: Index, sentences: Iterable[int]) -> bool:
     """True when the question asks for a count, sum or share and no sentence holds one."""
     if asked.kind not in STRICT:
         return False
-    return not any(label in asked.labels for sid in sentences for span in index.annotations.of(sid) for label in [span[2]])
+    return not any(span[2] in asked.labels for sid in sentences for span in index.annotations.of(sid))

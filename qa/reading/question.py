@@ -102,7 +102,7 @@ def ask(question: str) -> Asked:
     match = found[0] if found and found[0].start() == 0 else (found[-1] if found else None)
     wh = match.group(1) if match else ""
     noun = _head_noun(lower[match.end():]) if wh in {"which", "what"} and match else None
-    kind = _kind(wh, noun, lower)
+    kind = _kind(wh, noun, lower, lower[match.end():] if match else "")
     key = f"which:{noun}" if noun else (wh or "none")
     return Asked(kind, key, noun, frozenset(tokenize(question)), hinges(question))
 
@@ -138,9 +138,12 @@ def _singular(word: str) -> str:
     return word
 
 
-def _kind(wh: str, noun: str | None, lower: str) -> str:
+_UNITS = re.compile(r"^\s*(?:more\s+)?(?:days?|weeks?|months?|years?|hours?|minutes?|decades?)\b")
+
+
+def _kind(wh: str, noun: str | None, lower: str, rest: str = "") -> str:
     if wh == "how many":
-        return "count"
+        return "duration" if _UNITS.match(rest) else "count"  # "how many days" asks for a span of time
     if wh == "how much":
         return "money" if _MONEY.search(lower) else "quantity"
     if wh == "how long":
@@ -172,11 +175,13 @@ def hinges(question: str) -> tuple[str, ...]:
     """The names and numbers in a question: capitalised words (not its first) and digits."""
     out = []
     for i, m in enumerate(_WORD.finditer(question)):
-        word = re.sub(r"[’']s$", "", m.group()).rstrip(".,")
-        if word[0].isdigit():
-            out.append(word.replace(",", ""))
-        elif word[0].isupper() and word.lower() not in _NOT_NAMES and (i > 0 or len(word) > 1):
-            out.append(word)
+        for part in re.sub(r"[’']s$", "", m.group()).rstrip(".,").split("-"):  # "US-Taliban", "Doha-based"
+            if not part:
+                continue
+            if part[0].isdigit():
+                out.append(part.replace(",", ""))
+            elif part[0].isupper() and part.lower() not in _NOT_NAMES and (i > 0 or len(part) > 1):
+                out.append(part)
     return tuple(dict.fromkeys(out))
 
 

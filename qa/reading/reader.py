@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..index import Index
-from .candidates import Candidate, sentence_candidates
+from .candidates import Candidate, sentence_candidates, without_question_words
 from .question import Asked
 
 RANKER_FILE = Path(__file__).with_name("ranker.json")
@@ -103,10 +103,11 @@ class Reader:
         top = pool[0][1]
         found: list[tuple[int, Candidate, int, float]] = []
         for rank, (sid, score) in enumerate(pool):
+            text, offset = self.index.sentence_text(sid), int(self.index.sent_spans[sid][0])
             for c in self.candidates(sid):
                 if c.terms and c.terms <= asked.terms:
                     continue  # the question already names it
-                found.append((sid, c, rank, score))
+                found.append((sid, without_question_words(c, text, offset, asked.terms), rank, score))
         rows = []
         context: dict[int, tuple[str, int, list[tuple[int, str]]]] = {}
         for sid, c, rank, score in found:
@@ -115,7 +116,8 @@ class Reader:
                 context[sid] = (text, int(self.index.sent_spans[sid][0]), _anchors(text, asked.terms))
             text, offset, anchors = context[sid]
             a, b = c.start - offset, c.end - offset
-            clause = (sum(c.clause[0] <= p < c.clause[1] for p, _ in anchors) / len(anchors)) if anchors else 0.0
+            inside = sum(c.clause[0] <= p < c.clause[1] for p, _ in anchors)
+            clause = inside / len(anchors) if anchors else 0.0
             subject = 1.0 if c.role.rstrip("^") in _SUBJECT else 0.0
             distance = min((abs(p - a) if p < a else max(0, p - b) for p, _ in anchors), default=len(text))
             near = {t for p, t in anchors if a - 60 <= p <= b + 60}
