@@ -117,8 +117,8 @@ def ask_all(engine: QA, questions: list[dict], mode: str, bar: tqdm | None = Non
                   # The refusal signals, whatever the thresholds: eval/calibrate.py sweeps them.
                   "missing": bool(coverage.missing(ask(q["question"]),
                                                    [p.text for p in answer.passages])),
-                  "lacks_kind": coverage.lacks_kind(asked, engine.index,
-                                                    [s for s, _ in engine.answerer.scored(answer.query, mode)])}
+                  "lacks_kind": coverage.lacks_kind(
+                      asked, engine.index, [s for s, _ in engine.answerer.scored(answer.query, mode)])}
         if q["answerable"]:
             spans = evidence_spans(engine, q)
             ranked = engine.retrieve(answer.query, k=10, mode=mode)  # type: ignore[arg-type]

@@ -67,7 +67,8 @@ def rtqa_section(rt: dict) -> str:
     lines += ["", f"Candidate recall (the right choice is one of the reader's spans): "
               f"{s.get('candidate_recall', 0.0):.3f}. Short answer shown (reader confident): "
               f"{s.get('short_shown', 0.0):.3f} of questions, exact "
-              f"{s.get('short_shown_precision', 0.0):.3f} of the time.", "", f"Answer-bearing rate (first cited sentence holds the right choice): "
+              f"{s.get('short_shown_precision', 0.0):.3f} of the time.", "",
+              "Answer-bearing rate (first cited sentence holds the right choice): "
               f"{s['answer_bearing']:.3f} (ceiling {s['answer_bearing_ceiling']}). Share answered at "
               f"min_evidence={s['min_evidence']}: {s['answered_at_threshold']:.3f}."]
     return "\n".join(lines)
