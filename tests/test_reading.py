@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qa.reading import coverage
-from qa.reading.candidates import normalise, sentence_candidates, trim
+from qa.reading.candidates import normalise, sentence_candidates, trim, without_question_words
 from qa.reading.question import ask, focus
 
 
@@ -71,3 +71,12 @@ def test_candidates_keep_entity_labels_and_drop_pronouns() -> None:
     found = sentence_candidates(sentence, offset, spans)
     assert [(c.text, c.label) for c in found] == [("Reuters", "ORG"), ("phone", "NP")]
     assert all(sentence[c.start - offset:c.end - offset] == c.text for c in found)
+
+
+def test_question_words_are_trimmed_from_noun_chunks_only() -> None:
+    sentence = "Speaking with AFP news agency, Michael Kugelman said so."
+    terms = ask("Which news agency did Kugelman speak to?").terms
+    name, chunk = sentence_candidates(sentence, 0, ((14, 29, "NP", "pobj", 0, 55),
+                                                    (31, 47, "PERSON", "nsubj^", 0, 55)))
+    assert without_question_words(chunk, sentence, 0, terms).text == "AFP"
+    assert without_question_words(name, sentence, 0, terms) is name  # never cut inside a name

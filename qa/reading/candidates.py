@@ -32,19 +32,28 @@ class Candidate:
     proper: bool  # opens with a capital letter or a digit
 
 
+def _said(word: str, terms: frozenset[str]) -> bool:
+    """A lower-case word whose stems the question holds ("agency" for "which news agency")."""
+    stems = tokenize(word)
+    return word[:1].islower() and bool(stems) and set(stems) <= terms
+
+
 def without_question_words(c: Candidate, text: str, offset: int, terms: frozenset[str]) -> Candidate:
-    """The candidate without words the question says at its edges: "AFP news agency" -> "AFP"."""
+    """A noun chunk without the common nouns the question says at its edges, when a name is
+    left: "AFP news agency" -> "AFP", "Helmand province" -> "Helmand"."""
+    if c.label != NOUN_CHUNK:
+        return c
     words = list(_WORDS.finditer(text, c.start - offset, c.end - offset))
     lo, hi = 0, len(words)
-    while lo < hi and set(tokenize(words[lo].group())) <= terms and tokenize(words[lo].group()):
+    while lo < hi and _said(words[lo].group(), terms):
         lo += 1
-    while hi > lo and set(tokenize(words[hi - 1].group())) <= terms and tokenize(words[hi - 1].group()):
+    while hi > lo and _said(words[hi - 1].group(), terms):
         hi -= 1
     if (lo, hi) == (0, len(words)) or lo == hi:
         return c
     a, b = trim(text, words[lo].start(), words[hi - 1].end())
     span = text[a:b]
-    if b <= a or not normalise(span):
+    if b <= a or not normalise(span) or not (span[0].isupper() or span[0].isdigit()):
         return c
     return replace(c, start=offset + a, end=offset + b, text=span, key=normalise(span),
                    terms=frozenset(tokenize(span)), proper=span[0].isupper() or span[0].isdigit())
