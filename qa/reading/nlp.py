@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from importlib import metadata
@@ -45,7 +46,7 @@ def pipeline_id(name: str) -> str:
 def load_pipeline(name: str):  # noqa: ANN201 - spacy.Language, imported lazily
     """Load the pipeline once, without the components tagging does not need."""
     try:
-        spacy = importlib.import_module("spacy")
+        spacy = _import_spacy(torch_free="trf" not in name)
     except ImportError:
         raise MissingDependency(f"spaCy is not installed: {INSTALL}") from None
     # The lemmatizer is not needed; the parser is (noun chunks come from the parse).
@@ -56,6 +57,21 @@ def load_pipeline(name: str):  # noqa: ANN201 - spacy.Language, imported lazily
         return importlib.import_module(name).load(exclude=exclude)
     except ImportError:
         raise MissingDependency(f"the spaCy pipeline {name!r} is not installed: {INSTALL}") from None
+
+
+def _import_spacy(torch_free: bool):  # noqa: ANN202 - the spacy module
+    """Import spaCy; for a CNN pipeline without letting thinc import torch, which it only offers.
+
+    Builds and questions otherwise run without torch (the ONNX exports), and importing it costs
+    seconds; transformer pipelines (``*_trf``) need it and get it.
+    """
+    if not torch_free or "torch" in sys.modules:
+        return importlib.import_module("spacy")
+    sys.modules["torch"] = None  # type: ignore[assignment]  # makes `import torch` raise ImportError
+    try:
+        return importlib.import_module("spacy")
+    finally:
+        del sys.modules["torch"]
 
 
 class Tagger:
