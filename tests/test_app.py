@@ -152,6 +152,9 @@ def test_answer_with_highlighted_source(page: Page) -> None:
     assert any(f in sources.first.inner_text() for f in ("001_", "002_"))
     mark = sources.first.locator(".qa-snippet mark")
     assert "100" in mark.inner_text()
+    # The short answer's own span is highlighted inside the cited sentence, in citation [1].
+    assert mark.locator("strong.qa-span").inner_text() == "100"
+    assert last.locator(".qa-short strong").inner_text() == "100"
     assert "ms" in last.locator(".qa-timing").inner_text()
     # The whole article opens with the cited sentence scrolled into view.
     sources.first.locator("summary").click()
@@ -174,6 +177,16 @@ def test_follow_up_uses_the_conversation(page: Page) -> None:
     assert "Reuters" in reply or "AFP" in reply
     assert page.locator(".qa-q").count() == 2
     page.screenshot(path=str(SHOTS / "chat-2-follow-up.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_near_miss_says_what_is_missing(page: Page) -> None:
+    reply = ask(page, "How many prisoners did Iran free in 2019?")
+    assert "don't cover" in reply and "Iran" in reply
+    last = page.locator(".qa-a").last
+    assert "qa-not-covered" in (last.get_attribute("class") or "")
+    assert last.locator(".qa-short").count() == 0
 
 
 @pytest.mark.browser
