@@ -133,6 +133,9 @@ def main() -> None:
     ask = [qa_bin, "--seeds", str(work / "seeds"), "--index", str(work / "index0"), "ask",
            "How many Taliban prisoners will be released every day?"]
     cold = [_wall(ask, env) for _ in range(args.repeats)]
+    # A cold `qa build --force` of the seeds, as a user runs it: model, tagger and all.
+    cold_build = [_wall([qa_bin, "--seeds", str(work / "seeds"), "--index", str(work / f"cold{i}"), "build",
+                         "--force"], env) for i in range(args.repeats)]
     import_st = [_wall([sys.executable, "-c", "import sentence_transformers"], env)
                  for _ in range(args.repeats)]
 
@@ -168,13 +171,15 @@ def main() -> None:
         "warm_answer_ratio_to_raw_embedding": {"p50": statistics.median(warm) / raw_p50,
                                                "p95": _pct(warm, 0.95) / raw_p50},
         "cold_qa_ask_s": {"median": statistics.median(cold), "all": cold},
+        "cold_qa_build_s": {"median": statistics.median(cold_build), "all": cold_build},
         "import_sentence_transformers_s": statistics.median(import_st),
         "cold_qa_ask_ratio_to_import_st": statistics.median(cold) / statistics.median(import_st),
         "targets": {"warm_answer_p50<=5ms": statistics.median(warm) <= 0.005,
                     "cold_qa_ask<=0.3x_import_st":
                         statistics.median(cold) / statistics.median(import_st) <= 0.3,
                     "warm_answer_p50_ratio<=2": statistics.median(warm) / raw_p50 <= 2,
-                    "build_under_1s": statistics.median(builds) < 1.0},
+                    "build_under_1s": statistics.median(builds) < 1.0,
+                    "cold_qa_build<=3s": statistics.median(cold_build) <= 3.0},
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
@@ -199,6 +204,8 @@ def main() -> None:
     print(f"cold `qa ask`              {result['cold_qa_ask_s']['median']:8.2f} s  = "
           f"{result['cold_qa_ask_ratio_to_import_st']:.2f}x `import sentence_transformers` "
           f"({result['import_sentence_transformers_s']:.2f} s)")
+    print(f"cold `qa build --force`    {result['cold_qa_build_s']['median']:8.2f} s "
+          "(4 seeds, tagging included)")
     print(f"load average {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after")
     print(f"written to {args.out}")
 

@@ -29,6 +29,7 @@ def bench_build(articles: list, embedder: object, reference: object, work: Path,
     """(a) Build throughput on real passages, against the raw model's encode rate on a sample."""
     from qa.build import build_index
     from qa.chunk import chunk_article
+    from qa.reading.nlp import Tagger
     from qa.sentences import split_sentences
 
     chunks = [" ".join(c.text.split()) for a in articles for c in chunk_article(a)]
@@ -46,6 +47,11 @@ def bench_build(articles: list, embedder: object, reference: object, work: Path,
     report = build_index(work / "rtqa-index", articles, embedder, 600, 120, force=True,  # type: ignore[arg-type]
                          progress=progress)
     rate = report.embedded_chunks / report.seconds
+    # What tagging adds: the same articles through the spaCy pipeline alone (loaded already).
+    tagger = Tagger()
+    began = time.perf_counter()
+    tagger.tag([a.text for a in articles], [split_sentences(a.text) for a in articles])
+    tag_s = time.perf_counter() - began
     model_s = report.embedded_chunks / raw_passages
     return {
         "articles": len(articles), "passages": report.embedded_chunks,
@@ -56,6 +62,8 @@ def bench_build(articles: list, embedder: object, reference: object, work: Path,
         # Sentences are pooled from their passage's tokens (qa/pool.py), not embedded again:
         # the share of the build that the raw model's encoding of the passages accounts for.
         "raw_model_seconds_share_of_build": round(model_s / report.seconds, 3),
+        "tagging_s": round(tag_s, 1), "characters": sum(len(a.text) for a in articles),
+        "passages_per_s_without_tagging": round(report.embedded_chunks / (report.seconds - tag_s), 2),
     }
 
 
