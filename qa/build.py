@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import logging
@@ -247,11 +248,21 @@ def build_index(
         if old is not None and stale_reason(old.meta, settings, articles) is None:
             return BuildReport(old.path, [], [], [], sorted(reuse), 0, 0, time.perf_counter() - began)
         partial = index_dir / ".partial"
-        parts = _assemble(articles, old, reuse, embedder, chunk_size, chunk_overlap, progress,
-                          partial, batch_size)
-        meta = {"format": FORMAT, **settings, "dim": embedder.dim,
-                "articles": {a.source: a.sha256 for a in articles}}
-        path = _write_folder(index_dir, articles, parts, meta, ann_threshold)
+        try:
+            parts = _assemble(articles, old, reuse, embedder, chunk_size, chunk_overlap, progress,
+                              partial, batch_size)
+            meta = {"format": FORMAT, **settings, "dim": embedder.dim,
+                    "articles": {a.source: a.sha256 for a in articles}}
+            path = _write_folder(index_dir, articles, parts, meta, ann_threshold)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+                raise
+            # Only this build writes here (we hold the lock): free what it wrote; CURRENT is untouched.
+            for tmp in index_dir.glob(".tmp-*"):
+                shutil.rmtree(tmp, ignore_errors=True)
+            raise IndexProblem(f"the disk is full ({exc.strerror}) while writing the index in {index_dir}/: "
+                               "free some space and run `qa build` again; the old index is still "
+                               "in use") from None
         shutil.rmtree(partial, ignore_errors=True)
     log.info("index built in %s: %d chunks embedded", path, parts.embedded_chunks)
     return BuildReport(
