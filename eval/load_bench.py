@@ -71,8 +71,8 @@ def start_server(root: Path, users: dict[str, str], env: dict[str, str] | None =
             "QA_AUTH": ",".join(f"{u}:{p}" for u, p in users.items()), "QA_UPLOADS": "1",
             "HF_HUB_OFFLINE": "1", **(env or {})}
     log = (root / "server.log").open("w")
-    proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--host", "127.0.0.1", "--port", str(port)],
-                            env=full, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    cmd = [sys.executable, str(ROOT / "app.py"), "--host", "127.0.0.1", "--port", str(port)]
+    proc = subprocess.Popen(cmd, env=full, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     base = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

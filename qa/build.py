@@ -148,7 +148,8 @@ def _write_folder(index_dir: Path, articles: list[Article], parts: _Parts, meta:
     tmp.mkdir()
     # Exact search up to ann_threshold chunks; beyond, HNSW keeps a query in milliseconds.
     dense, meta["dense"] = make_dense(parts.chunk_vectors, ann_threshold)
-    faiss.write_index(dense, str(tmp / "dense.faiss"))
+    # Written by Python, not faiss.write_index, so a full disk is an OSError we can name.
+    (tmp / "dense.faiss").write_bytes(faiss.serialize_index(dense).tobytes())
     np.save(tmp / "sentence_vectors.npy", parts.sent_vectors)
     by_source = sorted(articles, key=lambda a: a.source)
     _write_json(tmp / "articles.json", [asdict(a) for a in by_source])

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 
-from .answer import Answer, Answerer
 from . import uploads
+from .answer import Answer, Answerer
 from .articles import ARTICLE_SUFFIXES, Article, load_articles
 from .build import BuildReport, build_index
 from .config import Config

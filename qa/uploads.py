@@ -36,15 +36,18 @@ def may_upload(config: Config, username: str | None) -> bool:
 
 def safe_name(name: str) -> str:
     """The upload's base name reduced to letters, digits, '_', '-' and '.', with its .txt/.md suffix."""
-    base = unicodedata.normalize("NFKC", str(name)).replace("\\", "/").rsplit("/", 1)[-1]
+    # Accents are dropped (Zürich -> Zurich) before other non-ASCII letters become '_'.
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", str(name)) if unicodedata.category(ch) != "Mn")
+    base = plain.replace("\\", "/").rsplit("/", 1)[-1]
     stem, dot, suffix = base.rpartition(".")
     shown = base[:60] or "(no name)"
     if not dot or f".{suffix.lower()}" not in ARTICLE_SUFFIXES:
         raise ArticleError(f"{shown}: only .txt and .md articles can be added")
-    # Letters outside ASCII become '_': names must be safe on every file system and in a URL.
+    # Only ASCII letters, digits, '_', '-', '.': safe on every file system and in a URL.
     stem = _UNSAFE.sub("_", stem).strip("._-")[:MAX_NAME_CHARS]
     if not stem:
-        raise ArticleError(f"{shown}: the name has no letters or digits; rename the file, e.g. report.txt")
+        raise ArticleError(f"{shown}: the name has no ASCII letters or digits; "
+                           "rename the file, e.g. report.txt")
     return f"{stem}.{suffix.lower()}"
 
 
