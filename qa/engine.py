@@ -162,17 +162,17 @@ class QA:
 
     def retrieve(self, question: str, k: int | None = None, mode: Mode = "hybrid") -> list[Passage]:
         """The k passages that best match the question, each with source, offsets and score."""
-        question = clean_question(question, self.config.max_question_chars)
+        question = clean_question(valid_text(question), self.config.max_question_chars)
         return self.answerer.retriever.search(question, k or self.config.k, mode)
 
     def answer(self, question: str, history: Sequence[object] | None = None,
                mode: Mode = "hybrid") -> Answer:
         """A cited answer, or answered=False when the articles don't cover the question."""
-        return self.answerer.answer(question, history, mode)
+        return self.answerer.answer(valid_text(question), history, mode)
 
     def stream_llm(self, question: str, history: Sequence[object] | None = None) -> Iterator[Answer]:
         """Provisional generative answers (verified sentences so far), the final answer last."""
-        return stream_answer(self, question, history)
+        return stream_answer(self, valid_text(question), history)
 
     def answer_llm(self, question: str, history: Sequence[object] | None = None,
                    on_partial: Callable[[Answer], None] | None = None) -> Answer:
@@ -216,6 +216,18 @@ class QA:
             log.info("article %s added (%d bytes, %d chunks embedded)", filename, len(data),
                      report.embedded_chunks)
             return report
+
+
+def valid_text(text: object) -> object:
+    """Text with lone surrogates (undecodable bytes in argv, broken clients) as U+FFFD: the tokenizer
+    raises on them. Anything that is not text passes through for clean_question to refuse."""
+    if not isinstance(text, str):
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 _default: QA | None = None
