@@ -213,6 +213,7 @@ def test_page_asks_for_sign_in_and_shows_uploads_to_uploaders(signed: tuple[str,
             page.fill("input[type=password]", "wrong password")
             page.click("button:has-text('Login')")
             page.wait_for_selector("text=Incorrect", timeout=10_000)
+            page.fill("input[type=text]", user)  # the refused form comes back empty
             page.fill("input[type=password]", USERS[user])
             page.click("button:has-text('Login')")
             page.wait_for_selector("text=articles indexed", timeout=60_000)
