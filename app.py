@@ -316,7 +316,7 @@ def _client(request: gr.Request | None) -> str:
 def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: object) -> None:
     """Serve demo with the sign-in and upload-size settings of config."""
     demo.launch(server_name=host, server_port=port, auth=make_auth(config), max_file_size=GRADIO_MAX_FILE,
-                quiet=True, **kwargs)
+                state_session_capacity=config.sessions, quiet=True, **kwargs)
 
 
 def _constant(value: str) -> Callable[[], str]:

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import httpx
@@ -90,7 +91,7 @@ def start_server(root: Path, users: dict[str, str], env: dict[str, str] | None =
 
 def signed_in(base: str, user: str, password: str) -> httpx.Client:
     """An HTTP client holding a sign-in cookie."""
-    client = httpx.Client(base_url=base, timeout=REQUEST_TIMEOUT)
+    client = httpx.Client(base_url=base, timeout=REQUEST_TIMEOUT, headers={"x-qa-session": uuid.uuid4().hex})
     reply = client.post("login", data={"username": user, "password": password})
     if reply.status_code != 200:
         raise RuntimeError(f"sign-in as {user} failed: {reply.status_code} {reply.text[:200]}")
@@ -98,8 +99,12 @@ def signed_in(base: str, user: str, password: str) -> httpx.Client:
 
 
 def ask(client: httpx.Client, question: str, history: list[str] | None = None) -> dict:
-    """One /ask call through Gradio's REST API; raises RuntimeError with the server's message."""
-    reply = client.post("gradio_api/call/ask", json={"data": [question, history or []]})
+    """One /ask call through Gradio's REST API; raises RuntimeError with the server's message.
+
+    Each client keeps one session id, as gradio_client does: without one, every call is a new
+    session whose state the server keeps (up to QA_SESSIONS)."""
+    body = {"data": [question, history or []], "session_hash": client.headers.get("x-qa-session")}
+    reply = client.post("gradio_api/call/ask", json=body)
     reply.raise_for_status()
     event_id = reply.json()["event_id"]
     event = None
@@ -238,6 +243,8 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
         "rss_mb_max": round(max(warm), 1) if warm else None,
         "memory_growth": round(warm[-1] / warm[0] - 1, 4) if warm else None,
         "warmup_s": warmup,
+        "rss_mb_every_5s": [round(m, 1) for t, m in memory
+                            if abs(t / 5 - round(t / 5)) * 5 < SAMPLE_EVERY / 2],
         "upload_results": upload_log,
         "machine": {"cpus": os.cpu_count(), "load_avg_after": os.getloadavg()},
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -34,7 +34,8 @@ CATEGORIES = ["Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", 
               "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn"]
 ANY_CHAR = st.characters(categories=CATEGORIES)
 # st.text almost never draws a surrogate from a mixed alphabet: mix them in character by character.
-RARE = st.lists(st.one_of(st.characters(categories=["Cs", "Cc", "Cf", "Co"]), ANY_CHAR), max_size=80).map("".join)
+RARE = st.lists(st.one_of(st.characters(categories=["Cs", "Cc", "Cf", "Co"]), ANY_CHAR),
+                max_size=80).map("".join)
 JSON_CHAR = st.characters(exclude_categories=("Cs",))  # JSON cannot carry a lone surrogate
 
 
