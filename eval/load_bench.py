@@ -21,7 +21,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import httpx
@@ -91,7 +90,7 @@ def start_server(root: Path, users: dict[str, str], env: dict[str, str] | None =
 
 def signed_in(base: str, user: str, password: str) -> httpx.Client:
     """An HTTP client holding a sign-in cookie."""
-    client = httpx.Client(base_url=base, timeout=REQUEST_TIMEOUT, headers={"x-qa-session": uuid.uuid4().hex})
+    client = httpx.Client(base_url=base, timeout=REQUEST_TIMEOUT)
     reply = client.post("login", data={"username": user, "password": password})
     if reply.status_code != 200:
         raise RuntimeError(f"sign-in as {user} failed: {reply.status_code} {reply.text[:200]}")
@@ -99,12 +98,9 @@ def signed_in(base: str, user: str, password: str) -> httpx.Client:
 
 
 def ask(client: httpx.Client, question: str, history: list[str] | None = None) -> dict:
-    """One /ask call through Gradio's REST API; raises RuntimeError with the server's message.
-
-    Each client keeps one session id, as gradio_client does: without one, every call is a new
-    session whose state the server keeps (up to QA_SESSIONS)."""
-    body = {"data": [question, history or []], "session_hash": client.headers.get("x-qa-session")}
-    reply = client.post("gradio_api/call/ask", json=body)
+    """One /ask call through Gradio's REST API (as curl would make it: each call a new session, whose
+    state the server keeps up to QA_SESSIONS); raises RuntimeError with the server's message."""
+    reply = client.post("gradio_api/call/ask", json={"data": [question, history or []]})
     reply.raise_for_status()
     event_id = reply.json()["event_id"]
     event = None
@@ -208,6 +204,7 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
                 with lock:
                     upload_log.append({"name": name, "ok": ok, "seconds": round(time.monotonic() - t0, 2),
                                        "answered_from_it": found, "question": question,
+                                       "answer": str(answer.get("text", ""))[:200],
                                        "status": status[:200]})
 
         def sampler() -> None:

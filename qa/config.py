@@ -57,10 +57,11 @@ class Config:
     max_articles: int = 1000
     # Questions a minute each client (signed-in user, else address) may ask /ask; 0 = no limit.
     rate: int = 60
-    # Sessions whose state the chat server keeps (a chat's turns; a REST call without a session
-    # id is a session of its own), least recently used dropped first: about 50 KB each
-    # (eval/load_bench.py), so this bounds memory, at the cost of chats idle while this many came.
-    sessions: int = 2000
+    # Sessions whose state the chat server keeps (a chat's turns; each REST call without a session
+    # id is a session of its own), least recently used dropped first. Gradio keeps about 60 KB a
+    # session (eval/load_bench.py): this bounds memory, at the cost of a chat's follow-up context
+    # once this many other sessions came after its last turn.
+    sessions: int = 500
 
     @classmethod
     def from_env(cls, **overrides: object) -> Config:
