@@ -102,7 +102,9 @@ def make_auth(config: Config) -> Callable[[str, str], bool] | None:
             ok = hmac.compare_digest(password.encode("utf-8"), plain[username].encode("utf-8"))
         else:
             ok = check_password(password, hashed.get(username, dummy)) and username in hashed
-        if not ok:
+        if ok:
+            log.info("signed in: %r", username[:64])
+        else:
             log.warning("sign-in refused for user %r", username[:64])
         return ok
 
