@@ -340,7 +340,7 @@ def main() -> None:
         count = len(engine.index.articles)  # load the model and index before serving the first user
     except (qa.QAError, ValueError) as exc:
         raise SystemExit(f"error: {exc}") from None
-    if warning := open_warning(args.host, auth is not None):
+    if warning := open_warning(args.host, auth is not None, config.uploads):
         print(warning, file=sys.stderr, flush=True)
     print(f"{count} articles indexed. Chat: http://{args.host}:{args.port}/", flush=True)
     launch(build_demo(engine), config, args.host, args.port)

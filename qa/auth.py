@@ -121,9 +121,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def open_warning(host: str, signed_in: bool) -> str | None:
+def open_warning(host: str, signed_in: bool, uploads: bool = False) -> str | None:
     """The one-line start-up warning for a server others can reach without signing in."""
     if signed_in or is_loopback(host):
         return None
+    add = " and add articles (QA_UPLOADS=1)" if uploads else ""
     return (f"warning: serving on {host} without sign-in: anyone who can reach this address can read "
-            "every article; set QA_AUTH=user:password or QA_AUTH_FILE (see `qa hash-password`)")
+            f"every article{add}; set QA_AUTH=user:password or QA_AUTH_FILE (see `qa hash-password`)")

@@ -219,15 +219,11 @@ class QA:
 
 
 def valid_text(text: object) -> object:
-    """Text with lone surrogates (undecodable bytes in argv, broken clients) as U+FFFD: the tokenizer
-    raises on them. Anything that is not text passes through for clean_question to refuse."""
-    if not isinstance(text, str):
-        return text
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
+    """Text with lone surrogates as U+FFFD (the tokenizer raises on them); non-text passes through."""
+    # Python decodes bytes that are not UTF-8 in argv to lone surrogates: `qa ask $'\xff'`.
+    if isinstance(text, str) and not text.isascii():
         return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
 
 
 _default: QA | None = None

@@ -93,7 +93,8 @@ def test_non_loopback_without_sign_in_warns() -> None:
     assert open_warning("127.0.0.1", signed_in=False) is None
     assert open_warning("0.0.0.0", signed_in=True) is None
     warning = open_warning("0.0.0.0", signed_in=False)
-    assert warning and "\n" not in warning and "QA_AUTH" in warning
+    assert warning and "\n" not in warning and "QA_AUTH" in warning and "add articles" not in warning
+    assert "add articles (QA_UPLOADS=1)" in (open_warning("10.0.0.2", False, uploads=True) or "")
 
 
 def test_app_main_prints_the_warning_once(monkeypatch: pytest.MonkeyPatch, capsys, fake_qa: qa.QA) -> None:
