@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from html import escape
@@ -13,8 +15,16 @@ from pathlib import Path
 import gradio as gr
 
 import qa
+from qa.auth import make_auth, open_warning
+from qa.limits import RateLimited, RateLimiter
+from qa.uploads import MAX_UPLOAD_BYTES, may_upload, safe_name
 
-MAX_UPLOAD_BYTES = 1_000_000
+log = logging.getLogger("qa.app")
+# Gradio refuses bigger files before they reach us (and before they fill its temp folder);
+# between this and MAX_UPLOAD_BYTES our own one-line message says what the limit is.
+GRADIO_MAX_FILE = "5mb"
+# Earlier questions an /ask call may pass: each is answered again to follow the conversation.
+MAX_HISTORY = 10
 CONTEXT_CHARS = 220
 FULL_CHARS = 20_000
 EXAMPLES = [
@@ -184,15 +194,17 @@ def _status(message: str, ok: bool) -> str:
 def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
     """The chat interface; the engine (and its model) is created on first use, not on import."""
     holder: list[qa.QA] = [engine] if engine is not None else []
-    llm_url = (engine.config if engine is not None else qa.Config.from_env()).llm_url
+    config = engine.config if engine is not None else qa.Config.from_env()
+    llm_url = config.llm_url
+    limiter = RateLimiter(config.rate)
 
     def get() -> qa.QA:
         if not holder:
             holder.append(qa.QA(qa.Config.from_env()))
         return holder[0]
 
-    def respond(question: str, turns: list[Turn],
-                use_llm: bool = False) -> Iterator[tuple[str, str, list[Turn]]]:
+    def respond(question: str, turns: list[Turn], use_llm: bool = False,
+                request: gr.Request | None = None) -> Iterator[tuple[str, str, list[Turn]]]:
         """Show the question with a pending reply at once, then the answer (streamed with the LLM)."""
         turns = list(turns or [])
         if not question.strip():
@@ -201,44 +213,66 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         yield chat_html(get(), turns, pending=question), "", turns
         history = [(q, a) for q, a in turns if isinstance(a, qa.Answer)]
         try:
+            limiter.check(_client(request))
             if use_llm:
                 reply: qa.Answer | str = ""
                 for reply in get().stream_llm(question, history=history):
                     yield chat_html(get(), turns, pending=question, draft=reply), "", turns
             else:
                 reply = get().answer(question, history=history)
-        except (qa.QAError, ValueError) as exc:
+        except (qa.QAError, ValueError, RateLimited) as exc:
             reply = str(exc)
         turns.append((question, reply))
         yield chat_html(get(), turns), "", turns
 
-    def upload(file: str | None) -> tuple[str, str]:
+    def upload(file: str | None, request: gr.Request | None = None) -> tuple[str, str]:
         """Add an uploaded article; every problem becomes a one-line message, never a traceback."""
+        user = request.username if request is not None else None
+        if not may_upload(config, user):
+            log.warning("upload refused: %s may not upload", _client(request))
+            raise gr.Error("Uploads are off for you: the server allows them with QA_UPLOADS=1, "
+                           "or for the users in QA_UPLOADERS.")
         if not file:
             return _status("No file received.", False), articles_html(get())
         path = Path(file)
         name = path.name
         try:
-            if path.suffix.lower() not in (".txt", ".md"):
-                raise qa.ArticleError(f"{name}: only .txt and .md articles can be added")
             # Check the size before reading so a huge file is never loaded into memory.
-            if path.stat().st_size > MAX_UPLOAD_BYTES:
-                raise qa.ArticleError(f"{name}: {path.stat().st_size:,} bytes is over the 1 MB limit")
+            size = path.stat().st_size
+            if size > MAX_UPLOAD_BYTES:
+                raise qa.ArticleError(f"{name}: {size:,} bytes is over the 1 MB limit")
             get().add_article(name, path.read_bytes())
         except qa.QAError as exc:
+            log.warning("upload of %r by %s refused: %s", name[:100], _client(request), exc)
             return _status(f"Not added: {exc}", False), articles_html(get())
-        title = get().index.articles[name].title
-        return _status(f"Added {name} ({title}); you can ask about it now.", True), articles_html(get())
+        except OSError as exc:
+            return _status(f"Not added: {name}: the upload could not be read ({exc.strerror}); "
+                           "upload it again", False), articles_html(get())
+        added = safe_name(name)
+        title = get().index.articles[added].title
+        log.info("upload of %s (%d bytes) by %s: added", added, size, _client(request))
+        return (_status(f"Added {added} ({title}); you can ask about it now.", True),
+                articles_html(get()))
 
-    def ask_api(question: str, history: list[str] | None = None) -> dict:
+    def ask_api(question: str, history: list[str] | None = None,
+                request: gr.Request | None = None) -> dict:
         """Answer a question (after the previous questions in history) as Answer.to_dict() JSON."""
-        turns: list[tuple[str, qa.Answer]] = []
-        for previous in history or []:
-            turns.append((previous, get().answer(previous, history=turns)))
         try:
+            limiter.check(_client(request))
+            if history is not None and not (isinstance(history, list)
+                                            and all(isinstance(h, str) for h in history)):
+                raise ValueError("history must be a list of the earlier questions, as text")
+            turns: list[tuple[str, qa.Answer]] = []
+            for previous in (history or [])[-MAX_HISTORY:]:
+                turns.append((previous, get().answer(previous, history=turns)))
             return get().answer(question, history=turns).to_dict()
-        except (qa.QAError, ValueError) as exc:
+        except (qa.QAError, ValueError, RateLimited) as exc:
             raise gr.Error(str(exc)) from exc
+
+    def on_load(request: gr.Request | None = None) -> tuple[str, dict]:
+        """The article list, and the upload control for those who may upload."""
+        allowed = may_upload(config, request.username if request is not None else None)
+        return articles_html(get()), gr.update(visible=allowed)
 
     with gr.Blocks(title="Ask the news") as demo:
         gr.Markdown("## Ask the news articles\nEvery answer cites the article sentences it comes from; "
@@ -261,10 +295,12 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
             with gr.Column(scale=2):
                 articles = gr.HTML("<div>Loading the articles…</div>", elem_id="qa-articles",
                                    css_template=CSS)
-                gr.Markdown("**Add an article** — a .txt or .md file; it is searchable at once.")
-                upload_btn = gr.UploadButton("Upload a .txt or .md file (up to 1 MB)", elem_id="qa-upload",
-                                             type="filepath")
-                status = gr.HTML("", elem_id="qa-status", css_template=CSS)
+                # Hidden until on_load knows whether this user may upload.
+                with gr.Column(visible=False) as upload_box:
+                    gr.Markdown("**Add an article** — a .txt or .md file; it is searchable at once.")
+                    upload_btn = gr.UploadButton("Upload a .txt or .md file (up to 1 MB)",
+                                                 elem_id="qa-upload", type="filepath")
+                    status = gr.HTML("", elem_id="qa-status", css_template=CSS)
 
         private = {"api_visibility": "private"}
         asking: dict[str, object] = {"fn": respond, "inputs": [question, turns, use_llm],
@@ -274,10 +310,26 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         for button, text in zip(examples, EXAMPLES, strict=True):
             button.click(_constant(text), outputs=question, **private).then(**asking)
         new_chat.click(lambda: (chat_html(get(), []), "", []), outputs=[chat, question, turns], **private)
-        upload_btn.upload(upload, inputs=upload_btn, outputs=[status, articles], **private)
-        demo.load(lambda: articles_html(get()), outputs=articles, **private)
+        # Public so scripts can add articles (gradio_client, handle_file); upload() checks rights.
+        upload_btn.upload(upload, inputs=upload_btn, outputs=[status, articles], api_name="upload")
+        demo.load(on_load, outputs=[articles, upload_box], **private)
         gr.api(ask_api, api_name="ask")
     return demo
+
+
+def _client(request: gr.Request | None) -> str:
+    """Who is asking, for rate limits and logs: the signed-in user, else the address."""
+    if request is None:
+        return "local"
+    if request.username:
+        return f"user {request.username}"
+    return f"address {request.client.host}" if request.client else "unknown"
+
+
+def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: object) -> None:
+    """Serve demo with the sign-in and upload-size settings of config."""
+    demo.launch(server_name=host, server_port=port, auth=make_auth(config), max_file_size=GRADIO_MAX_FILE,
+                state_session_capacity=config.sessions, quiet=True, **kwargs)
 
 
 def _constant(value: str) -> Callable[[], str]:
@@ -292,13 +344,19 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=int(os.environ.get("QA_PORT", "7860")))
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    engine = qa.QA(qa.Config.from_env())
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # Gradio's own HTTP calls, one line each
     try:
+        config = qa.Config.from_env()
+        auth = make_auth(config)  # a bad QA_AUTH or QA_AUTH_FILE stops here, before loading anything
+        engine = qa.QA(config)
         count = len(engine.index.articles)  # load the model and index before serving the first user
-    except qa.QAError as exc:
+    except (qa.QAError, ValueError) as exc:
         raise SystemExit(f"error: {exc}") from None
+    if warning := open_warning(args.host, auth is not None, config.uploads):
+        print(warning, file=sys.stderr, flush=True)
     print(f"{count} articles indexed. Chat: http://{args.host}:{args.port}/", flush=True)
-    build_demo(engine).launch(server_name=args.host, server_port=args.port, quiet=True)
+    launch(build_demo(engine), config, args.host, args.port)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import logging
@@ -154,7 +155,8 @@ def _write_folder(index_dir: Path, articles: list[Article], parts: _Parts, meta:
     tmp.mkdir()
     # Exact search up to ann_threshold chunks; beyond, HNSW keeps a query in milliseconds.
     dense, meta["dense"] = make_dense(parts.chunk_vectors, ann_threshold)
-    faiss.write_index(dense, str(tmp / "dense.faiss"))
+    # Written by Python, not faiss.write_index, so a full disk is an OSError we can name.
+    (tmp / "dense.faiss").write_bytes(faiss.serialize_index(dense).tobytes())
     np.save(tmp / "sentence_vectors.npy", parts.sent_vectors)
     by_source = sorted(articles, key=lambda a: a.source)
     _write_json(tmp / "articles.json", [asdict(a) for a in by_source])
@@ -257,13 +259,23 @@ def build_index(
         if old is not None and stale_reason(old.meta, settings, articles) is None:
             return BuildReport(old.path, [], [], [], sorted(reuse), 0, 0, time.perf_counter() - began)
         partial = index_dir / ".partial"
-        parts = _assemble(articles, old, reuse, embedder, chunk_size, chunk_overlap, progress,
-                          partial, batch_size)
-        reused = {s: old.annotations.articles.get(s, []) for s in reuse} if old else {}
-        parts.annotations = annotate(articles, reused, tagger, parts.new_sentences, progress)
-        meta = {"format": FORMAT, **settings, "dim": embedder.dim,
-                "articles": {a.source: a.sha256 for a in articles}}
-        path = _write_folder(index_dir, articles, parts, meta, ann_threshold)
+        try:
+            parts = _assemble(articles, old, reuse, embedder, chunk_size, chunk_overlap, progress,
+                              partial, batch_size)
+            reused = {s: old.annotations.articles.get(s, []) for s in reuse} if old else {}
+            parts.annotations = annotate(articles, reused, tagger, parts.new_sentences, progress)
+            meta = {"format": FORMAT, **settings, "dim": embedder.dim,
+                    "articles": {a.source: a.sha256 for a in articles}}
+            path = _write_folder(index_dir, articles, parts, meta, ann_threshold)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+                raise
+            # Only this build writes here (we hold the lock): free what it wrote; CURRENT is untouched.
+            for tmp in index_dir.glob(".tmp-*"):
+                shutil.rmtree(tmp, ignore_errors=True)
+            raise IndexProblem(f"the disk is full ({exc.strerror}) while writing the index in {index_dir}/: "
+                               "free some space and run `qa build` again; the old index is still "
+                               "in use") from None
         shutil.rmtree(partial, ignore_errors=True)
     log.info("index built in %s: %d chunks embedded", path, parts.embedded_chunks)
     return BuildReport(

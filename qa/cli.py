@@ -81,6 +81,7 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
       qa ask "How many Taliban prisoners will be released every day?"
       qa ask "Who is the Taliban's spokesman?" --json
       qa chat
+      qa hash-password alice >> users.txt     (then QA_AUTH_FILE=users.txt python app.py)
     """
     logging.basicConfig(level=logging.INFO if verbose else logging.ERROR,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -209,3 +210,29 @@ def chat(ctx: click.Context, llm: bool) -> None:
             click.echo(f"Error: {exc}", err=True)
             continue
         history.append((question, result))
+
+
+@main.command("hash-password")
+@click.argument("user")
+@click.option("--stdin", "from_stdin", is_flag=True, help="Read the password from the first line of stdin.")
+def hash_password_cmd(user: str, from_stdin: bool) -> None:
+    """Print a QA_AUTH_FILE line (USER:scrypt-hash) for USER's password, asked without echo.
+
+    \b
+    Examples:
+      qa hash-password alice >> users.txt
+      printf '%s\\n' "$PASSWORD" | qa hash-password bob --stdin >> users.txt
+    """
+    from .auth import hash_password
+
+    if not user.strip() or ":" in user or "," in user or user != user.strip():
+        raise UserError(f"user name {user!r} must be non-empty, without ':', ',' or outer spaces")
+    if from_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True, err=True)
+    if not password:
+        raise UserError("the password is empty: choose one of at least 8 characters")
+    if len(password) < 8:
+        click.echo("warning: a password under 8 characters is easy to guess", err=True)
+    click.echo(f"{user}:{hash_password(password)}")

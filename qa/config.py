@@ -55,6 +55,22 @@ class Config:
     llm_url: str = ""
     llm_model: str = ""
     llm_timeout: float = 20.0
+    # Running it for a team (app.py, qa/auth.py, qa/uploads.py). Sign-in: "user:password" pairs
+    # separated by commas, or a file of "user:scrypt-hash" lines made by `qa hash-password`.
+    auth: str = ""
+    auth_file: str = ""
+    # Uploads are off unless on for everyone, or for the signed-in users listed (comma-separated).
+    uploads: bool = False
+    uploaders: str = ""
+    # An upload is refused once the articles folder holds this many articles.
+    max_articles: int = 1000
+    # Questions a minute each client (signed-in user, else address) may ask /ask; 0 = no limit.
+    rate: int = 60
+    # Sessions whose state the chat server keeps (a chat's turns; each REST call without a session
+    # id is a session of its own), least recently used dropped first. Gradio keeps about 60 KB a
+    # session (eval/load_bench.py): this bounds memory, at the cost of a chat's follow-up context
+    # once this many other sessions came after its last turn.
+    sessions: int = 500
 
     @classmethod
     def from_env(cls, **overrides: object) -> Config:

@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 
+from . import uploads
 from .answer import Answer, Answerer
-from .articles import ARTICLE_SUFFIXES, article_from_bytes, load_articles
+from .articles import ARTICLE_SUFFIXES, Article, load_articles
 from .build import BuildReport, build_index
 from .config import Config
 from .embed import Embedder, SentenceTransformerEmbedder, get_embedder
@@ -26,7 +27,7 @@ from .retrieve import Mode, Retriever, clean_question
 
 log = logging.getLogger(__name__)
 
-MAX_UPLOAD_BYTES = 1_000_000
+MAX_UPLOAD_BYTES = uploads.MAX_UPLOAD_BYTES
 
 
 class QA:
@@ -62,8 +63,11 @@ class QA:
     @property
     def query_embedder(self) -> Embedder:
         """The embedder for questions: the torch-free ONNX twin when the index allows it."""
+        return self._query_embedder_for(self.index)
+
+    def _query_embedder_for(self, index: Index) -> Embedder:
         if self._query_embedder is None:
-            meta = self.index.meta
+            meta = index.meta
             # Both embedders of the packaged model give its exact vectors (ST or the float export).
             if (self._own_embedder and self.config.onnx_queries and onnx_available(meta["model"])
                     and meta["embedder"] in {SentenceTransformerEmbedder.__name__, OnnxEmbedder.__name__}):
@@ -85,7 +89,8 @@ class QA:
         nlp = self._tagger.name if self._tagger is not None else pipeline_id(self.config.nlp)
         return index_settings(name, kind, self.config.chunk_size, self.config.chunk_overlap, pooled, nlp)
 
-    def build(self, force: bool = False, progress: bool = False) -> BuildReport:
+    def build(self, force: bool = False, progress: bool = False,
+              articles: list[Article] | None = None) -> BuildReport:
         """Bring the index up to date with the articles, embedding only what changed."""
         with self._lock:
             if self._own_embedder and onnx_available(self.config.model) and (
@@ -94,14 +99,25 @@ class QA:
                 if self._float_export() and not isinstance(self._embedder, OnnxEmbedder):
                     self._embedder = None  # just exported: build with it, not with torch
             report = build_index(
-                self.config.index_dir, load_articles(self.config.seeds_dir), self.embedder,
-                self.config.chunk_size, self.config.chunk_overlap, force=force, progress=progress,
-                ann_threshold=self.config.ann_threshold, tagger=self._tagger or Tagger(self.config.nlp),
+                self.config.index_dir,
+                load_articles(self.config.seeds_dir) if articles is None else articles,
+                self.embedder, self.config.chunk_size, self.config.chunk_overlap, force=force,
+                progress=progress, ann_threshold=self.config.ann_threshold,
+                tagger=self._tagger or Tagger(self.config.nlp),
             )
-            self._index = None
-            self._query_embedder = None
-            self.__dict__.pop("answerer", None)
+            if self._index is None or report.path != self._index.path:
+                self._swap(load_index(self.config.index_dir))
             return report
+
+    def _swap(self, index: Index) -> None:
+        """Answer from index from now on; questions already running finish on the old one."""
+        same = self._index is not None and all(
+            self._index.meta.get(key) == index.meta.get(key) for key in ("model", "embedder", "dim"))
+        if not same:
+            self._query_embedder = None
+        # The new answerer is made before it is published, so a question never waits for it.
+        self._index = index
+        self.__dict__["answerer"] = self._answerer_for(index)
 
     def _export(self) -> None:
         """Make the ONNX exports that build the index and embed questions, once per machine."""
@@ -115,6 +131,9 @@ class QA:
     @property
     def index(self) -> Index:
         """The loaded index, built or updated first when it is missing or stale."""
+        index = self._index  # no lock once loaded: pages render while an upload builds
+        if index is not None:
+            return index
         with self._lock:
             if self._index is None:
                 self._index = self._open()
@@ -127,18 +146,21 @@ class QA:
         except IndexProblem as exc:
             log.warning("%s; building it now", exc)
             self.build(force=True)
-            return load_index(self.config.index_dir)
+            return self._index or load_index(self.config.index_dir)
         articles = load_articles(self.config.seeds_dir)
         if reason := stale_reason(index.meta, settings, articles):
             log.warning("index is out of date (%s); updating it", reason)
-            self.build()
-            return load_index(self.config.index_dir)
+            self.build(articles=articles)
+            return self._index or load_index(self.config.index_dir)
         return index
 
     @cached_property
     def answerer(self) -> Answerer:
         """The answerer over the current index."""
-        retriever = Retriever(self.index, self.query_embedder, self.config.fusion_depth,
+        return self._answerer_for(self.index)
+
+    def _answerer_for(self, index: Index) -> Answerer:
+        retriever = Retriever(index, self._query_embedder_for(index), self.config.fusion_depth,
                               self.config.rrf_k)
         return Answerer(retriever, self.config.min_evidence, self.config.k,
                         max_question_chars=self.config.max_question_chars,
@@ -146,17 +168,17 @@ class QA:
 
     def retrieve(self, question: str, k: int | None = None, mode: Mode = "hybrid") -> list[Passage]:
         """The k passages that best match the question, each with source, offsets and score."""
-        question = clean_question(question, self.config.max_question_chars)
+        question = clean_question(valid_text(question), self.config.max_question_chars)
         return self.answerer.retriever.search(question, k or self.config.k, mode)
 
     def answer(self, question: str, history: Sequence[object] | None = None,
                mode: Mode = "hybrid") -> Answer:
         """A cited answer, or answered=False when the articles don't cover the question."""
-        return self.answerer.answer(question, history, mode)
+        return self.answerer.answer(valid_text(question), history, mode)
 
     def stream_llm(self, question: str, history: Sequence[object] | None = None) -> Iterator[Answer]:
         """Provisional generative answers (verified sentences so far), the final answer last."""
-        return stream_answer(self, question, history)
+        return stream_answer(self, valid_text(question), history)
 
     def answer_llm(self, question: str, history: Sequence[object] | None = None,
                    on_partial: Callable[[Answer], None] | None = None) -> Answer:
@@ -169,25 +191,45 @@ class QA:
         return final
 
     def add_article(self, name: str, data: bytes) -> BuildReport:
-        """Save an uploaded article into the articles folder and index it incrementally."""
-        filename = Path(name).name
-        if Path(filename).suffix.lower() not in ARTICLE_SUFFIXES:
-            raise ArticleError(f"{filename}: only .txt and .md articles can be added")
-        if len(data) > MAX_UPLOAD_BYTES:
-            raise ArticleError(f"{filename}: {len(data):,} bytes is over the 1 MB limit")
-        if article_from_bytes(filename, data) is None:
-            raise ArticleError(f"{filename}: the file is empty; add some text")
-        target = self.config.seeds_dir / filename
-        if target.exists():
-            raise ArticleError(f"{filename}: an article with this name already exists; rename it")
-        with self._lock:
-            self.config.seeds_dir.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+        """Index an uploaded article, then save it under its safe name; on any failure neither changes.
+
+        The index is built from the articles plus the upload before the file appears in the
+        articles folder, so a crash mid-build leaves both as they were. Uploads take turns.
+        """
+        filename = uploads.safe_name(name)
+        article = uploads.check_upload(filename, data)
+        folder = self.config.seeds_dir
+        with uploads.upload_lock(self.config.index_dir):
+            uploads.clean_staged(folder)
+            target = folder / filename
+            uploads.refuse_existing(target)
+            articles = load_articles(folder) if folder.is_dir() and any(
+                p.suffix.lower() in ARTICLE_SUFFIXES for p in folder.rglob("*")) else []
+            if len(articles) >= self.config.max_articles:
+                raise ArticleError(f"{filename}: {len(articles)} articles is the limit (QA_MAX_ARTICLES); "
+                                   "remove some or raise the limit")
+            staged = uploads.stage(folder, data)
             try:
-                return self.build()
-            except Exception:
-                target.unlink(missing_ok=True)
+                report = self.build(articles=[*articles, article])
+            except BaseException:
+                staged.unlink(missing_ok=True)
                 raise
+            try:
+                uploads.publish(staged, target)
+            except ArticleError:
+                self._index = None  # the index holds an article the folder lacks: the next use fixes it
+                raise
+            log.info("article %s added (%d bytes, %d chunks embedded)", filename, len(data),
+                     report.embedded_chunks)
+            return report
+
+
+def valid_text(text: object) -> object:
+    """Text with lone surrogates as U+FFFD (the tokenizer raises on them); non-text passes through."""
+    # Python decodes bytes that are not UTF-8 in argv to lone surrogates: `qa ask $'\xff'`.
+    if isinstance(text, str) and not text.isascii():
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
 
 
 _default: QA | None = None

@@ -85,7 +85,8 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> qa.QA:
     """The real model over a private copy of seeds/ (uploads land in the copy, never the repo)."""
     root = tmp_path_factory.mktemp("chat")
     shutil.copytree(ROOT / "seeds", root / "seeds")
-    eng = qa.QA(qa.Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index"))
+    eng = qa.QA(qa.Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index").replace(
+        uploads=True, rate=0))
     eng.build()
     return eng
 

@@ -1,0 +1,195 @@
+"""Faults: `qa build` and an upload's build killed with SIGKILL at random moments, and a full disk.
+
+After each kill the index must pass its checksum check and `qa ask` must answer with exact
+offsets; a killed upload must leave the articles and the index as they were.
+
+    .venv/bin/python eval/faults.py   # 10 build kills, 3 upload kills, full disk -> eval/results/faults.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "eval" / "results" / "faults.json"
+QA = str(Path(sys.executable).parent / "qa")
+QUESTION = "How many Taliban prisoners will be released each day?"
+sys.path.insert(0, str(ROOT))
+
+from qa.articles import load_articles  # noqa: E402
+from qa.index import current_path, load_index  # noqa: E402
+
+
+def corpus(seeds: Path, variant: int, articles: int = 12) -> None:
+    """Write (or rewrite) articles made of shuffled seed sentences: every chunk new per variant."""
+    sentences = [s.strip() + "." for p in sorted((ROOT / "seeds").glob("*.txt"))
+                 for s in p.read_text().replace("\n", " ").split(". ") if len(s.split()) > 4]
+    rng = random.Random(variant)
+    for j in range(articles):
+        picked = rng.sample(sentences, min(len(sentences), 28))
+        text = f"Corpus report {variant}-{j}\n\n" + " ".join(picked) + f"\nFiled as report {variant}-{j}.\n"
+        (seeds / f"zz_corpus_{j:02d}.txt").write_text(text)
+
+
+def env_for(root: Path) -> dict[str, str]:
+    return {**os.environ, "QA_SEEDS_DIR": str(root / "seeds"), "QA_INDEX_DIR": str(root / "index"),
+            "HF_HUB_OFFLINE": "1"}
+
+
+def snapshot(root: Path) -> tuple[dict[str, str], Path | None]:
+    """The article files (name -> sha256) and the index folder in use."""
+    articles = {a.source: a.sha256 for a in load_articles(root / "seeds")}
+    return articles, current_path(root / "index")
+
+
+def check_ask(root: Path) -> dict:
+    """`qa ask` answers (exit 0) and every offset is exact in the index it used; returns the JSON."""
+    out = subprocess.run([QA, "ask", QUESTION, "--json"], env=env_for(root), capture_output=True,
+                         text=True, timeout=300)
+    if out.returncode != 0:
+        raise AssertionError(f"qa ask failed ({out.returncode}): {out.stderr[-500:]}")
+    answer = json.loads(out.stdout)
+    index = load_index(root / "index")  # verifies every file's sha256
+    for p in [*answer["citations"], *answer["passages"]]:
+        assert index.articles[p["source"]].text[p["start"]:p["end"]] == p["text"], p
+    assert answer["answered"] and "100" in answer["text"], answer["text"]
+    return answer
+
+
+def timed_build(root: Path) -> float:
+    """Seconds an uninterrupted `qa build` takes from start to exit."""
+    began = time.monotonic()
+    subprocess.run([QA, "build"], env=env_for(root), check=True, capture_output=True, timeout=600)
+    return time.monotonic() - began
+
+
+def kill_at(cmd: list[str], root: Path, after: float) -> bool:
+    """Start cmd, SIGKILL it after `after` seconds; True when it had already finished."""
+    proc = subprocess.Popen(cmd, env=env_for(root), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        proc.wait(timeout=after)
+        return True
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return False
+
+
+def prepare(root: Path, articles: int = 12) -> float:
+    """root/seeds = seeds + a corpus, indexed; returns how long a build of a new corpus takes."""
+    shutil.copytree(ROOT / "seeds", root / "seeds")
+    corpus(root / "seeds", 0, articles)
+    timed_build(root)
+    corpus(root / "seeds", 1, articles)
+    return timed_build(root)
+
+
+def kill_builds(root: Path, moments: int, build_s: float, seed: int = 0, articles: int = 12) -> list[dict]:
+    """Kill `qa build` of a changed corpus at random moments; after each, check the index and `qa ask`."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(moments):
+        corpus(root / "seeds", 100 + i, articles)
+        after = rng.uniform(0.05, 1.0) * build_s
+        finished = kill_at([QA, "build"], root, after)
+        load_index(root / "index")  # the old or the new index, whole: raises if any file is off
+        leftovers = sorted(p.name for p in (root / "index").iterdir() if p.name.startswith((".tmp-", "v-")))
+        check_ask(root)
+        rows.append({"killed_after_s": round(after, 2), "had_finished": finished,
+                     "index_dirs_after_kill": leftovers})
+    return rows
+
+
+UPLOAD = ("import sys; from pathlib import Path; import qa; "
+          "qa.QA(qa.Config.from_env()).add_article('killed_upload.txt', Path(sys.argv[1]).read_bytes())")
+
+
+def kill_uploads(root: Path, moments: int, seed: int = 0, lines: int = 150) -> list[dict]:
+    """Kill an upload's build at random moments: the articles and the index stay as they were."""
+    rng = random.Random(seed)
+    big = root / "killed_upload.txt"
+    big.write_text("\n\n".join(f"Paragraph {n}. " + " ".join(
+        f"The upload test line {n}-{m} names Quorvale item {n * 31 + m}." for m in range(6))
+        for n in range(lines)))
+    began = time.monotonic()
+    subprocess.run([sys.executable, "-c", UPLOAD, str(big)], env=env_for(root), check=True,
+                   capture_output=True, timeout=600)
+    upload_s = time.monotonic() - began
+    (root / "seeds" / "killed_upload.txt").unlink()
+    subprocess.run([QA, "build"], env=env_for(root), check=True, capture_output=True, timeout=600)
+    rows = []
+    for _ in range(moments):
+        before = snapshot(root)
+        after = rng.uniform(0.3, 0.9) * upload_s
+        finished = kill_at([sys.executable, "-c", UPLOAD, str(big)], root, after)
+        now = snapshot(root)
+        load_index(root / "index")
+        if finished:
+            assert "killed_upload.txt" in now[0], "a finished upload must be saved"
+            (root / "seeds" / "killed_upload.txt").unlink()
+        else:
+            assert now == before, f"killed upload changed things: {before} -> {now}"
+        check_ask(root)
+        rows.append({"killed_after_s": round(after, 2), "had_finished": finished,
+                     "unchanged": now == before})
+    return rows
+
+
+def full_disk(root: Path, limit_bytes: int = 100_000, articles: int = 12) -> dict:
+    """`qa build` under RLIMIT_FSIZE: one clear line, exit code 2, the old index still in use."""
+    corpus(root / "seeds", 999, articles)
+    before = current_path(root / "index")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
+    out = subprocess.run([QA, "build"], env=env_for(root), capture_output=True, text=True, timeout=600,
+                         preexec_fn=limit)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2, (out.returncode, out.stderr[-1000:])
+    assert len(lines) == 1 and "disk is full" in lines[0], out.stderr[-1000:]
+    assert current_path(root / "index") == before
+    load_index(root / "index")
+    assert not list((root / "index").glob(".tmp-*"))
+    return {"exit_code": out.returncode, "stderr": lines[0], "old_index_in_use": True}
+
+
+def main() -> None:
+    """Run every fault and write what happened."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kills", type=int, default=10)
+    parser.add_argument("--upload-kills", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="qa-faults-"))
+    try:
+        build_s = prepare(root)
+        print(f"a corpus build takes {build_s:.1f} s (process start to exit)")
+        builds = kill_builds(root, args.kills, build_s)
+        uploads = kill_uploads(root, args.upload_kills)
+        disk = full_disk(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    result = {"build_s": round(build_s, 2), "build_kills": builds, "upload_kills": uploads, "full_disk": disk,
+              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    for row in builds + uploads:
+        print(row)
+    print(disk["stderr"])
+    print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

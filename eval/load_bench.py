@@ -1,0 +1,277 @@
+"""Load on loopback: API clients ask for a fixed time while articles are uploaded.
+
+Starts `app.py` on 127.0.0.1 with sign-in and uploads on, over a private copy of seeds/,
+runs the clients (each signed in as its own user) and the uploads, checks every citation
+against the article files, samples the server's memory, and writes the figures as JSON.
+
+    .venv/bin/python eval/load_bench.py              # 50 clients, 60 s, 3 uploads -> eval/results/load.json
+    .venv/bin/python eval/load_bench.py --clients 8 --seconds 10 --uploads 2 --out /tmp/load.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "eval" / "results" / "load.json"
+REQUEST_TIMEOUT = 120.0
+SAMPLE_EVERY = 0.5
+sys.path.insert(0, str(ROOT))
+
+from qa.articles import article_from_bytes  # noqa: E402
+
+
+def _questions() -> list[str]:
+    rows = [json.loads(line) for line in (ROOT / "eval" / "questions.jsonl").read_text().splitlines() if line]
+    return [r["question"] for r in rows if r.get("question")]
+
+
+def _article(i: int) -> tuple[str, str, str]:
+    """An uploaded article with a fact no seed states: (file name, text, a question about it)."""
+    town = ["Marrowdale", "Quenby", "Oxhollow", "Tarnwick", "Bellmere", "Corvane"][i % 6]
+    loaves = 240 + 17 * i
+    text = (f"Bakery Opens In {town}\n\nThe Quillfeather bakery in {town} sells {loaves} loaves of rye "
+            f"bread every morning. Its owner, Hester Quill, trained in Vienna for six years before "
+            f"opening the shop in {town}. The bakery employs nine people.\n")
+    return f"load_bakery_{i}.txt", text, f"How many loaves does the Quillfeather bakery in {town} sell?"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def start_server(root: Path, users: dict[str, str], env: dict[str, str] | None = None,
+                 timeout: float = 180.0) -> tuple[subprocess.Popen, str]:
+    """app.py on a free loopback port over root/seeds and root/index; returns (process, base URL)."""
+    port = _free_port()
+    full = {**os.environ, "QA_SEEDS_DIR": str(root / "seeds"), "QA_INDEX_DIR": str(root / "index"),
+            "QA_AUTH": ",".join(f"{u}:{p}" for u, p in users.items()), "QA_UPLOADS": "1",
+            "HF_HUB_OFFLINE": "1", **(env or {})}
+    log = (root / "server.log").open("w")
+    cmd = [sys.executable, str(ROOT / "app.py"), "--host", "127.0.0.1", "--port", str(port)]
+    proc = subprocess.Popen(cmd, env=full, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    base = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"app.py exited: {(root / 'server.log').read_text()[-2000:]}")
+        try:
+            if httpx.get(base + "gradio_api/info", timeout=2).status_code in (200, 401):
+                return proc, base
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("app.py did not start in time")
+
+
+def signed_in(base: str, user: str, password: str) -> httpx.Client:
+    """An HTTP client holding a sign-in cookie."""
+    client = httpx.Client(base_url=base, timeout=REQUEST_TIMEOUT)
+    reply = client.post("login", data={"username": user, "password": password})
+    if reply.status_code != 200:
+        raise RuntimeError(f"sign-in as {user} failed: {reply.status_code} {reply.text[:200]}")
+    return client
+
+
+def ask(client: httpx.Client, question: str, history: list[str] | None = None) -> dict:
+    """One /ask call through Gradio's REST API (as curl would make it: each call a new session, whose
+    state the server keeps up to QA_SESSIONS); raises RuntimeError with the server's message."""
+    reply = client.post("gradio_api/call/ask", json={"data": [question, history or []]})
+    reply.raise_for_status()
+    event_id = reply.json()["event_id"]
+    event = None
+    with client.stream("GET", f"gradio_api/call/ask/{event_id}") as stream:
+        for line in stream.iter_lines():
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and event in ("complete", "error"):
+                data = json.loads(line[5:])
+                if event == "error":
+                    raise RuntimeError(f"/ask error: {data}")
+                return data[0]
+    raise RuntimeError(f"/ask stream ended without a result (last event {event})")
+
+
+class Texts:
+    """Article texts read from the articles folder (as indexed), for checking citations."""
+
+    def __init__(self, seeds: Path) -> None:
+        self.seeds = seeds
+        self._texts: dict[str, str] = {}
+
+    def get(self, source: str) -> str | None:
+        if source not in self._texts:
+            path = self.seeds / source
+            if not path.is_file():
+                return None
+            article = article_from_bytes(source, path.read_bytes())
+            self._texts[source] = article.text if article else ""
+        return self._texts[source]
+
+
+def bad_citations(answer: dict, texts: Texts) -> list[str]:
+    """Every citation or passage whose offsets do not give its text in its article."""
+    bad = []
+    for p in [*answer.get("citations", []), *answer.get("passages", [])]:
+        text = texts.get(p["source"])
+        if text is None or text[p["start"]:p["end"]] != p["text"]:
+            bad.append(f"{p['source']} {p['start']}-{p['end']}")
+    return bad
+
+
+def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | None = RESULTS,
+        warmup: float | None = None, seed: int = 0) -> dict:
+    """Run the load and return (and write to out) its figures."""
+    rng = random.Random(seed)
+    questions = _questions()
+    root = Path(tempfile.mkdtemp(prefix="qa-load-"))
+    shutil.copytree(ROOT / "seeds", root / "seeds")
+    users = {f"load{i}": f"pw-{i}-{rng.randrange(10**9)}" for i in range(clients)}
+    users["uploader"] = "pw-uploader"
+    proc, base = start_server(root, users, {"QA_RATE": "1000000"})
+    texts = Texts(root / "seeds")
+    warmup = seconds * 0.2 if warmup is None else warmup
+    lock = threading.Lock()
+    latencies: list[tuple[float, float]] = []  # (finished at, seconds)
+    failures: list[str] = []
+    checked = [0]
+    upload_log: list[dict] = []
+    memory: list[tuple[float, float]] = []
+    began = time.monotonic()
+    stop_at = began + seconds
+    try:
+        sessions = [signed_in(base, u, users[u]) for u in users if u != "uploader"]
+        ask(sessions[0], questions[0])  # the first answer loads lazily-built caches; not timed
+
+        def client_loop(session: httpx.Client, n: int) -> None:
+            local = random.Random(seed * 1000 + n)
+            while time.monotonic() < stop_at:
+                with lock:
+                    extra = [q for e in upload_log if e["ok"] for q in [e["question"]]]
+                question = local.choice(questions + extra * 5)
+                t0 = time.monotonic()
+                try:
+                    answer = ask(session, question)
+                    bad = bad_citations(answer, texts)
+                    with lock:
+                        latencies.append((time.monotonic() - began, time.monotonic() - t0))
+                        checked[0] += len(answer.get("citations", [])) + len(answer.get("passages", []))
+                        if bad:
+                            failures.append(f"inexact citation for {question!r}: {bad[:3]}")
+                except Exception as exc:  # noqa: BLE001 - every failure is counted and reported
+                    with lock:
+                        failures.append(f"{type(exc).__name__}: {str(exc)[:200]}")
+
+        def uploader() -> None:
+            from gradio_client import Client, handle_file
+
+            client = Client(base, auth=("uploader", users["uploader"]), verbose=False)
+            for i in range(uploads):
+                time.sleep(max(0.0, began + seconds * (i + 1) / (uploads + 1) - time.monotonic()))
+                name, text, question = _article(i)
+                path = root / "upload" / name
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(text)
+                t0 = time.monotonic()
+                status, _ = client.predict(handle_file(str(path)), api_name="/upload")
+                ok = f"Added {name}" in status
+                answer = ask(sessions[0], question) if ok else {}
+                found = ok and any(c["source"] == name for c in answer.get("citations", []))
+                with lock:
+                    upload_log.append({"name": name, "ok": ok, "seconds": round(time.monotonic() - t0, 2),
+                                       "answered_from_it": found, "question": question,
+                                       "answer": str(answer.get("text", ""))[:200],
+                                       "status": status[:200]})
+
+        def sampler() -> None:
+            while time.monotonic() < stop_at + 1:
+                memory.append((time.monotonic() - began, _rss_mb(proc.pid)))
+                time.sleep(SAMPLE_EVERY)
+
+        threads = [threading.Thread(target=client_loop, args=(s, n)) for n, s in enumerate(sessions)]
+        threads += [threading.Thread(target=uploader), threading.Thread(target=sampler)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=seconds + REQUEST_TIMEOUT + 60)
+        elapsed = time.monotonic() - began
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    durations = np.array([d for _, d in latencies]) * 1000
+    warm = [m for t, m in memory if t >= warmup]
+    result = {
+        "clients": clients, "seconds": seconds, "uploads": uploads, "elapsed_s": round(elapsed, 1),
+        "requests": len(latencies), "failed": len(failures), "failures": failures[:20],
+        "requests_per_s": round(len(latencies) / elapsed, 2),
+        "p50_ms": round(float(np.percentile(durations, 50)), 1) if len(durations) else None,
+        "p95_ms": round(float(np.percentile(durations, 95)), 1) if len(durations) else None,
+        "max_ms": round(float(durations.max()), 1) if len(durations) else None,
+        "citations_checked": checked[0],
+        "rss_mb_after_warmup": round(warm[0], 1) if warm else None,
+        "rss_mb_end": round(warm[-1], 1) if warm else None,
+        "rss_mb_max": round(max(warm), 1) if warm else None,
+        "memory_growth": round(warm[-1] / warm[0] - 1, 4) if warm else None,
+        "warmup_s": warmup,
+        "rss_mb_every_5s": [round(m, 1) for t, m in memory
+                            if abs(t / 5 - round(t / 5)) * 5 < SAMPLE_EVERY / 2],
+        "upload_results": upload_log,
+        "machine": {"cpus": os.cpu_count(), "load_avg_after": os.getloadavg()},
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=2) + "\n")
+    shutil.rmtree(root, ignore_errors=True)
+    return result
+
+
+def main() -> None:
+    """Run the load from the command line and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--uploads", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    result = run(args.clients, args.seconds, args.uploads, args.out)
+    for key in ("clients", "seconds", "requests", "failed", "requests_per_s", "p50_ms", "p95_ms", "max_ms",
+                "citations_checked", "rss_mb_after_warmup", "rss_mb_end", "memory_growth"):
+        print(f"{key:>22}: {result[key]}")
+    for entry in result["upload_results"]:
+        print(f"{'upload':>22}: {entry['name']} ok={entry['ok']} in {entry['seconds']} s, "
+              f"answered from it: {entry['answered_from_it']}")
+    for failure in result["failures"][:5]:
+        print(f"{'failure':>22}: {failure}")
+    print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

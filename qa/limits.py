@@ -1,0 +1,49 @@
+"""A per-client rate limit: at most N requests in any 60 seconds, checked before answering."""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+WINDOW = 60.0
+# Clients remembered at most; beyond, the idlest are forgotten so memory stays bounded.
+MAX_CLIENTS = 10_000
+
+
+class RateLimited(Exception):
+    """A client asked more often than the limit allows; the message says when to retry."""
+
+
+class RateLimiter:
+    """A sliding one-minute window of request times per client (user name or address)."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute = per_minute
+        self._clock = clock
+        self._seen: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def check(self, client: str) -> None:
+        """Count one request by client, or raise RateLimited when it is over the limit."""
+        if self.per_minute <= 0:
+            return
+        now = self._clock()
+        with self._lock:
+            times = self._seen.pop(client, None) or deque()
+            while times and times[0] <= now - WINDOW:
+                times.popleft()
+            self._seen[client] = times  # re-inserted last: dict order is least recently seen first
+            if len(times) >= self.per_minute:
+                wait = max(1, math.ceil(times[0] + WINDOW - now))
+                log.warning("rate limit: %s asked %d times in a minute", client[:64], len(times))
+                raise RateLimited(f"Too many questions: the limit is {self.per_minute} a minute "
+                                  f"(QA_RATE); try again in {wait} s.")
+            times.append(now)
+            while len(self._seen) > MAX_CLIENTS:
+                del self._seen[next(iter(self._seen))]

@@ -1,0 +1,132 @@
+"""Uploaded articles: who may upload, safe names, text checks, and writing without a trace on failure."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import re
+import secrets
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+
+from .articles import ARTICLE_SUFFIXES, Article, article_from_bytes
+from .config import Config
+from .errors import ArticleError
+
+MAX_UPLOAD_BYTES = 1_000_000
+MAX_NAME_CHARS = 100
+# Staged uploads end in this suffix, which load_articles never reads as an article.
+STAGED = ".upload"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
+
+
+def uploaders(config: Config) -> frozenset[str]:
+    """The signed-in users QA_UPLOADERS lets upload."""
+    return frozenset(u.strip() for u in config.uploaders.split(",") if u.strip())
+
+
+def may_upload(config: Config, username: str | None) -> bool:
+    """True when uploads are on for everyone (QA_UPLOADS=1) or this signed-in user is an uploader."""
+    return config.uploads or (username is not None and username in uploaders(config))
+
+
+def safe_name(name: str) -> str:
+    """The upload's base name reduced to letters, digits, '_', '-' and '.', with its .txt/.md suffix."""
+    # Accents are dropped (Zürich -> Zurich) before other non-ASCII letters become '_'.
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", str(name)) if unicodedata.category(ch) != "Mn")
+    base = plain.replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, suffix = base.rpartition(".")
+    shown = base[:60] or "(no name)"
+    if not dot or f".{suffix.lower()}" not in ARTICLE_SUFFIXES:
+        raise ArticleError(f"{shown}: only .txt and .md articles can be added")
+    # Only ASCII letters, digits, '_', '-', '.': safe on every file system and in a URL.
+    stem = _UNSAFE.sub("_", stem).strip("._-")[:MAX_NAME_CHARS]
+    if not stem:
+        raise ArticleError(f"{shown}: the name has no ASCII letters or digits; "
+                           "rename the file, e.g. report.txt")
+    return f"{stem}.{suffix.lower()}"
+
+
+def check_upload(name: str, data: bytes) -> Article:
+    """The article an upload would add, or ArticleError with the one-line reason it is refused."""
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise ArticleError(f"{name}: {len(data):,} bytes is over the 1 MB limit")
+    if b"\x00" in data:
+        raise ArticleError(f"{name}: not a text file (it holds NUL bytes); upload plain UTF-8 text")
+    article = article_from_bytes(name, data)  # ArticleError when it is not UTF-8
+    if article is None:
+        raise ArticleError(f"{name}: the file is empty; add some text")
+    # Text files hold next to no control characters; binary data decoded as UTF-8 holds many.
+    controls = sum(1 for ch in article.text if unicodedata.category(ch) == "Cc" and ch not in "\n\t\f\v")
+    if controls > max(2, len(article.text) // 100):
+        raise ArticleError(f"{name}: not a text file ({controls} control characters); "
+                           "upload plain UTF-8 text")
+    if not any(ch.isalnum() for ch in article.text):
+        raise ArticleError(f"{name}: the file has no words; add some text")
+    return article
+
+
+def refuse_existing(target: Path) -> None:
+    """Refuse a name taken by a file, folder or symlink (even a dangling one)."""
+    if os.path.lexists(target):
+        kind = "a symlink" if target.is_symlink() else "an article"
+        raise ArticleError(f"{target.name}: {kind} with this name already exists; rename the file")
+
+
+@contextlib.contextmanager
+def upload_lock(folder: Path) -> Iterator[None]:
+    """One upload at a time per articles folder, across threads and processes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / ".uploads.lock").open("w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def stage(folder: Path, data: bytes) -> Path:
+    """Write data to a new hidden file in folder (never through a symlink), synced to disk."""
+    path = folder / f".{secrets.token_hex(8)}{STAGED}"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        try:
+            with os.fdopen(fd, "wb", closefd=False) as fh:
+                fh.write(data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        if exc.errno in _NO_SPACE:
+            raise ArticleError(f"no space left in {folder} to save the article; free some disk space, "
+                               "then upload it again") from None
+        raise ArticleError(f"cannot write to {folder} ({exc.strerror}); check its permissions") from None
+    return path
+
+
+def publish(staged: Path, target: Path) -> None:
+    """Give the staged file its article name in one step; refuse if the name was taken meanwhile."""
+    try:
+        os.link(staged, target)  # fails if target exists, and never follows a symlink there
+    except FileExistsError:
+        raise ArticleError(f"{target.name}: an article with this name already exists; "
+                           "rename the file") from None
+    finally:
+        staged.unlink(missing_ok=True)
+    fd = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def clean_staged(folder: Path) -> None:
+    """Remove staged files an interrupted upload left behind."""
+    if folder.is_dir():
+        for path in folder.glob(f".*{STAGED}"):
+            path.unlink(missing_ok=True)

@@ -1,0 +1,162 @@
+"""Hypothesis fuzzing: any question through qa.answer, the CLI and /ask; any bytes as an upload."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import app
+import qa
+from qa.cli import main
+
+pytestmark = pytest.mark.slow
+SEEDS = Path(__file__).parent.parent / "seeds"
+
+
+def fuzz(examples: int) -> settings:
+    """Fixed-seed runs (the same inputs in CI every time), no per-example deadline."""
+    return settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck),
+                    derandomize=True, database=None)
+
+# Every Unicode category, lone surrogates included (a shell passes undecodable argv bytes as
+# surrogates), control characters, and long repeats up to 20,000 characters.
+CATEGORIES = ["Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi",
+              "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn"]
+ANY_CHAR = st.characters(categories=CATEGORIES)
+# st.text almost never draws a surrogate from a mixed alphabet: mix them in character by character.
+RARE = st.lists(st.one_of(st.characters(categories=["Cs", "Cc", "Cf", "Co"]), ANY_CHAR),
+                max_size=80).map("".join)
+JSON_CHAR = st.characters(exclude_categories=("Cs",))  # JSON cannot carry a lone surrogate
+
+
+def questions(chars: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    repeated = st.tuples(st.text(chars, min_size=1, max_size=12), st.integers(1, 2000)).map(
+        lambda t: (t[0] * t[1])[:20_000])
+    topical = st.tuples(st.sampled_from(["How many Taliban prisoners", "Who is the spokesman", "When"]),
+                        st.text(chars, max_size=40)).map(" ".join)
+    rare = [RARE] if chars is ANY_CHAR else []
+    return st.one_of(st.text(chars, max_size=200), repeated, topical, *rare)
+
+
+def _exact(index, passages: list) -> None:  # noqa: ANN001 - qa.index.Index
+    for p in passages:
+        source, start, end, text = (p["source"], p["start"], p["end"], p["text"]) if isinstance(p, dict) \
+            else (p.source, p.start, p.end, p.text)
+        assert index.articles[source].text[start:end] == text
+
+
+def _one_line(message: str) -> None:
+    assert message and "\n" not in message.strip() and "Traceback" not in message
+
+
+@fuzz(60)
+@given(question=questions(ANY_CHAR))
+def test_any_question_through_answer(real_qa: qa.QA, question: str) -> None:
+    try:
+        answer = real_qa.answer(question)
+    except (qa.QAError, ValueError) as exc:
+        _one_line(str(exc))
+        return
+    _exact(real_qa.index, [*answer.citations, *answer.passages])
+    json.dumps(answer.to_dict())
+
+
+@fuzz(40)
+@given(question=questions(ANY_CHAR))
+def test_any_question_through_the_cli(real_qa: qa.QA, question: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("qa.cli._engine", lambda ctx: real_qa)
+    for args in (["ask", "--json", "--", question], ["ask", "--", question], ["search", "--", question]):
+        result = CliRunner().invoke(main, args)
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        if result.exit_code == 2:
+            _one_line(result.stderr)
+            assert result.stderr.startswith("Error: ")
+            continue
+        assert result.exit_code == 0, result.output
+        if args[1] == "--json":
+            answer = json.loads(result.stdout)
+            _exact(real_qa.index, [*answer["citations"], *answer["passages"]])
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def api(real_qa: qa.QA) -> Iterator[object]:
+    from gradio_client import Client
+
+    engine = qa.QA(real_qa.config.replace(rate=0), embedder=real_qa.embedder)
+    demo = app.build_demo(engine)
+    port = _free_port()
+    app.launch(demo, engine.config, "127.0.0.1", port, prevent_thread_lock=True)
+    yield Client(f"http://127.0.0.1:{port}/", verbose=False), engine
+    demo.close()
+
+
+@fuzz(30)
+@given(question=questions(JSON_CHAR), history=st.lists(st.text(JSON_CHAR, max_size=50), max_size=3))
+def test_any_question_through_the_api(api: tuple, question: str, history: list[str]) -> None:
+    client, engine = api
+    try:
+        answer = client.predict(question, history, api_name="/ask")
+    except Exception as exc:  # noqa: BLE001 - gradio_client's AppError carries our message
+        _one_line(str(exc))
+        assert "Traceback" not in str(exc) and type(exc).__name__ == "AppError", repr(exc)
+        return
+    _exact(engine.index, [*answer["citations"], *answer["passages"]])
+
+
+TEXTY = st.text(st.characters(categories=("L", "N", "P", "Zs", "S")), min_size=1, max_size=2000)
+UPLOADS = st.one_of(
+    st.binary(max_size=3000),
+    st.text(ANY_CHAR, max_size=2000).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    TEXTY.map(str.encode),
+    st.tuples(TEXTY, st.sampled_from(["\r\n", "\n", "\ufeff", "\x00", "\u2028"])).map(
+        lambda t: (t[1] + t[0].replace(" ", t[1] + " ")).encode()),
+)
+
+
+@pytest.fixture(scope="module")
+def uploader(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> qa.QA:
+    root = tmp_path_factory.mktemp("fuzz-upload")
+    shutil.copytree(SEEDS, root / "seeds")
+    engine = qa.QA(real_qa.config.replace(seeds_dir=root / "seeds", index_dir=root / "index"),
+                   embedder=real_qa.embedder)
+    engine.build()
+    return engine
+
+
+_names = itertools.count()
+
+
+@fuzz(40)
+@given(data=UPLOADS)
+def test_any_bytes_as_an_upload(uploader: qa.QA, data: bytes) -> None:
+    name = f"fuzz_{next(_names)}.txt"
+    before = sorted(os.listdir(uploader.config.seeds_dir))
+    try:
+        uploader.add_article(name, data)
+    except qa.QAError as exc:
+        _one_line(str(exc))
+        assert sorted(os.listdir(uploader.config.seeds_dir)) == before
+        assert name not in uploader.index.articles
+        return
+    assert (uploader.config.seeds_dir / name).read_bytes() == data
+    article = uploader.index.articles[name]
+    chunks = [c for c in uploader.index.chunks if c.source == name]
+    assert chunks and all(article.text[c.start:c.end] == c.text for c in chunks)
+    answer = uploader.answer(article.text[:200])
+    _exact(uploader.index, [*answer.citations, *answer.passages])

@@ -1,0 +1,216 @@
+"""Uploads: safe names, refusals that leave nothing behind, concurrent uploads, questions during rebuilds."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import app
+import qa
+from qa.index import current_path, load_index
+from qa.uploads import check_upload, may_upload, safe_name
+
+SEEDS = Path(__file__).parent.parent / "seeds"
+GOOD = b"Harbour Notes\n\nThe Tollby harbour handled 73 ferries in March, its port office said.\n"
+
+
+def _state(engine: qa.QA) -> tuple[list[str], Path | None]:
+    """Every file name in the articles folder (hidden ones too) and the index folder in use."""
+    return sorted(os.listdir(engine.config.seeds_dir)), current_path(engine.config.index_dir)
+
+
+@pytest.mark.parametrize(("name", "safe"), [
+    ("report.txt", "report.txt"), ("../../etc/cron.d/evil.TXT", "evil.txt"),
+    ("C:\\Users\\x\\a b?.md", "a_b.md"), (".hidden.txt", "hidden.txt"),
+    ("Zürich news.txt", "Zurich_news.txt"), ("北京.txt", None), ("a" * 300 + ".txt", "a" * 100 + ".txt"),
+])
+def test_safe_names(name: str, safe: str | None) -> None:
+    if safe is None:
+        with pytest.raises(qa.ArticleError, match="no ASCII letters or digits"):
+            safe_name(name)
+    else:
+        assert safe_name(name) == safe
+
+
+@pytest.mark.parametrize("name", ["report.pdf", "noext", "...txt", "???.txt", "", "dir/.md"])
+def test_unsafe_names_are_refused(name: str) -> None:
+    with pytest.raises(qa.ArticleError) as err:
+        safe_name(name)
+    assert "\n" not in str(err.value)
+
+
+def test_rights() -> None:
+    assert not may_upload(qa.Config(), None) and not may_upload(qa.Config(), "alice")
+    assert may_upload(qa.Config(uploads=True), None)
+    team = qa.Config(uploaders="alice, carol")
+    assert may_upload(team, "alice") and may_upload(team, "carol") and not may_upload(team, "bob")
+    assert not may_upload(team, None)
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"x" * 1_000_001, "over the 1 MB limit"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a text file"),
+    (b"caf\xe9 au lait", "not valid UTF-8"),
+    (bytes(range(1, 32)) * 4, "not a text file"),
+    (b"  \n\t \n", "empty"),
+    (b"!!! ... ???", "no words"),
+])
+def test_non_text_and_oversized_are_refused(data: bytes, message: str) -> None:
+    with pytest.raises(qa.ArticleError, match=message) as err:
+        check_upload("x.txt", data)
+    assert "\n" not in str(err.value)
+
+
+def test_each_refusal_writes_nothing(fake_qa: qa.QA, tmp_path: Path) -> None:
+    seeds = fake_qa.config.seeds_dir
+    fake_qa.build()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret")
+    (seeds / "link.txt").symlink_to(outside)
+    (seeds / "dangling.md").symlink_to(tmp_path / "nowhere.md")
+    existing = sorted(p.name for p in seeds.glob("*.txt") if not p.is_symlink())[0]
+    before = _state(fake_qa)
+    cases = [
+        (existing, GOOD, "already exists"),
+        ("sub/" + existing, GOOD, "already exists"),
+        ("link.txt", GOOD, "a symlink with this name already exists"),
+        ("dangling.md", GOOD, "a symlink"),
+        ("big.txt", b"word " * 250_000, "over the 1 MB limit"),
+        ("photo.txt", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00", "not a text file"),
+        ("photo.jpg", GOOD, "only .txt and .md"),
+    ]
+    for name, data, message in cases:
+        with pytest.raises(qa.ArticleError, match=message):
+            fake_qa.add_article(name, data)
+        assert _state(fake_qa) == before, name
+    assert outside.read_text() == "secret"
+    limited = qa.QA(fake_qa.config.replace(max_articles=len(fake_qa.index.articles)),
+                    embedder=fake_qa.embedder)
+    with pytest.raises(qa.ArticleError, match="QA_MAX_ARTICLES"):
+        limited.add_article("one_more.txt", GOOD)
+    assert _state(fake_qa) == before
+    load_index(fake_qa.config.index_dir)
+
+
+def test_an_upload_is_saved_under_its_safe_name(fake_qa: qa.QA) -> None:
+    fake_qa.add_article("../../tmp/Tollby harbour!.txt", GOOD)
+    assert (fake_qa.config.seeds_dir / "Tollby_harbour.txt").read_bytes() == GOOD
+    assert "Tollby_harbour.txt" in fake_qa.index.articles
+    assert not list(fake_qa.config.seeds_dir.glob(".*.upload"))
+    # The saved file matches what was indexed: a fresh engine finds nothing to rebuild.
+    assert qa.QA(fake_qa.config, embedder=fake_qa.embedder).build().up_to_date
+
+
+def test_a_failed_build_leaves_nothing(fake_qa: qa.QA, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_qa.build()
+    before = _state(fake_qa)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise qa.IndexProblem("the disk is full: free some space")
+
+    monkeypatch.setattr("qa.engine.build_index", broken)
+    with pytest.raises(qa.IndexProblem):
+        fake_qa.add_article("harbour.txt", GOOD)
+    assert _state(fake_qa) == before
+
+
+# ---- The real model behind a real server ------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def open_server(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, qa.QA]]:
+    """Uploads on for everyone, no sign-in, on loopback, over a private copy of seeds/."""
+    root = tmp_path_factory.mktemp("uploads")
+    shutil.copytree(SEEDS, root / "seeds")
+    config = real_qa.config.replace(seeds_dir=root / "seeds", index_dir=root / "index", uploads=True, rate=0)
+    engine = qa.QA(config, embedder=real_qa.embedder)
+    engine.build()
+    demo = app.build_demo(engine)
+    port = _free_port()
+    app.launch(demo, config, "127.0.0.1", port, prevent_thread_lock=True)
+    yield f"http://127.0.0.1:{port}/", engine
+    demo.close()
+
+
+def _article(n: int) -> bytes:
+    return (f"Ferry Report {n}\n\nThe Tollby{n} ferry carried {400 + n} passengers on its first "
+            f"crossing. " + " ".join(f"Crossing {m} of the Tollby{n} ferry took {20 + m} minutes."
+                                     for m in range(60))).encode()
+
+
+@pytest.mark.slow
+def test_two_concurrent_uploads_are_both_indexed(open_server: tuple[str, qa.QA], tmp_path: Path) -> None:
+    from gradio_client import Client, handle_file
+
+    url, engine = open_server
+    paths = []
+    for n in (1, 2):
+        paths.append(tmp_path / f"ferry_{n}.txt")
+        paths[-1].write_bytes(_article(n))
+    statuses: dict[str, str] = {}
+
+    def send(path: Path) -> None:
+        client = Client(url, verbose=False)
+        statuses[path.name] = client.predict(handle_file(str(path)), api_name="/upload")[0]
+
+    threads = [threading.Thread(target=send, args=(p,)) for p in paths]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=180)
+    for p in paths:
+        assert f"Added {p.name}" in statuses[p.name]
+        assert (engine.config.seeds_dir / p.name).read_bytes() == p.read_bytes()
+        assert p.name in engine.index.articles
+    assert load_index(engine.config.index_dir).meta["counts"]["articles"] == 6
+    client = Client(url, verbose=False)
+    answer = client.predict("How many passengers did the Tollby2 ferry carry on its first crossing?",
+                            api_name="/ask")
+    assert answer["answered"] and "402" in answer["text"]
+
+
+@pytest.mark.slow
+def test_questions_are_answered_while_uploads_rebuild(open_server: tuple[str, qa.QA]) -> None:
+    """Questions during three uploads: none fails, every offset exact in the index it came from."""
+    _, engine = open_server
+    done = threading.Event()
+    answers: list[tuple[qa.Answer, object]] = []
+    errors: list[BaseException] = []
+
+    def asker() -> None:
+        while not done.is_set():
+            try:
+                # What engine.answer does, keeping hold of the index that answered.
+                answerer = engine.answerer
+                answer = answerer.answer("How many Taliban prisoners will be released each day?")
+                answers.append((answer, answerer.retriever.index))
+            except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=asker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for n in (3, 4, 5):
+        engine.add_article(f"ferry_{n}.txt", _article(n))
+    done.set()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors and len(answers) > 3
+    for answer, index in answers:
+        assert answer.answered and answer.short == "100"
+        for p in (*answer.citations, *answer.passages):
+            assert index.articles[p.source].text[p.start:p.end] == p.text
+    # Answered from the old index during the builds, then from each new one.
+    assert len({index.path for _, index in answers}) >= 3
+    assert len(engine.index.articles) >= 7
