@@ -30,33 +30,34 @@ class Candidate:
     key: str  # normalised text: candidates with the same key state the same thing
     terms: frozenset[str]
     proper: bool  # opens with a capital letter or a digit
+    # A noun chunk's words as (start, end in the sentence, stems, lower case), for trimming.
+    words: tuple[tuple[int, int, frozenset[str], bool], ...] = ()
 
 
-def _said(word: str, terms: frozenset[str]) -> bool:
+def _said(word: tuple[int, int, frozenset[str], bool], terms: frozenset[str]) -> bool:
     """A lower-case word whose stems the question holds ("agency" for "which news agency")."""
-    stems = tokenize(word)
-    return word[:1].islower() and bool(stems) and set(stems) <= terms
+    return word[3] and bool(word[2]) and word[2] <= terms
 
 
 def without_question_words(c: Candidate, text: str, offset: int, terms: frozenset[str]) -> Candidate:
     """A noun chunk without the common nouns the question says at its edges, when a name is
     left: "AFP news agency" -> "AFP", "Helmand province" -> "Helmand"."""
-    if c.label != NOUN_CHUNK:
+    words = c.words
+    if not words or not (_said(words[0], terms) or _said(words[-1], terms)):
         return c
-    words = list(_WORDS.finditer(text, c.start - offset, c.end - offset))
     lo, hi = 0, len(words)
-    while lo < hi and _said(words[lo].group(), terms):
+    while lo < hi and _said(words[lo], terms):
         lo += 1
-    while hi > lo and _said(words[hi - 1].group(), terms):
+    while hi > lo and _said(words[hi - 1], terms):
         hi -= 1
-    if (lo, hi) == (0, len(words)) or lo == hi:
+    if lo == hi:
         return c
-    a, b = trim(text, words[lo].start(), words[hi - 1].end())
+    a, b = trim(text, words[lo][0], words[hi - 1][1])
     span = text[a:b]
     if b <= a or not normalise(span) or not (span[0].isupper() or span[0].isdigit()):
         return c
     return replace(c, start=offset + a, end=offset + b, text=span, key=normalise(span),
-                   terms=frozenset(tokenize(span)), proper=span[0].isupper() or span[0].isdigit())
+                   terms=frozenset(tokenize(span)), proper=span[0].isupper() or span[0].isdigit(), words=())
 
 
 def normalise(text: str) -> str:
@@ -99,7 +100,8 @@ def sentence_candidates(text: str, offset: int, spans: tuple[Span, ...]) -> tupl
         key = normalise(span)
         if not key or key in _PRONOUNS or key in STOPWORDS or not any(c.isalnum() for c in span):
             continue
+        words = tuple((m.start(), m.end(), frozenset(tokenize(m.group())), m.group()[:1].islower())
+                      for m in _WORDS.finditer(text, a, b)) if label == NOUN_CHUNK else ()
         out.append(Candidate(offset + a, offset + b, label, role, (c - offset, d - offset), span, key,
-                             frozenset(tokenize(span)),
-                             span[0].isupper() or span[0].isdigit()))
+                             frozenset(tokenize(span)), span[0].isupper() or span[0].isdigit(), words))
     return tuple(out)

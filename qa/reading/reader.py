@@ -80,6 +80,7 @@ class Reader:
         self.index = index
         self._ranker = ranker
         self.pool = pool
+        self._rarities: dict[frozenset[str], float] = {}
 
     @property
     def ranker(self) -> Ranker:
@@ -110,46 +111,55 @@ class Reader:
                 found.append((sid, without_question_words(c, text, offset, asked.terms), rank, score))
         rows = []
         context: dict[int, tuple[str, int, list[tuple[int, str]]]] = {}
+        priors: dict[str, float] = {}
+        n_terms = max(1, len(asked.terms))
+        stem = asked.noun[:-1] if asked.noun else None
         for sid, c, rank, score in found:
             if sid not in context:
                 text = self.index.sentence_text(sid)
                 context[sid] = (text, int(self.index.sent_spans[sid][0]), _anchors(text, asked.terms))
             text, offset, anchors = context[sid]
             a, b = c.start - offset, c.end - offset
-            inside = sum(c.clause[0] <= p < c.clause[1] for p, _ in anchors)
-            clause = inside / len(anchors) if anchors else 0.0
-            subject = 1.0 if c.role.rstrip("^") in _SUBJECT else 0.0
-            distance = min((abs(p - a) if p < a else max(0, p - b) for p, _ in anchors), default=len(text))
-            near = {t for p, t in anchors if a - 60 <= p <= b + 60}
+            if c.label not in priors:
+                priors[c.label] = asked.prior(c.label)
+            distance, near, inside = len(text), set(), 0
+            for p, t in anchors:
+                distance = min(distance, a - p if p < a else max(0, p - b))
+                if a - 60 <= p <= b + 60:
+                    near.add(t)
+                inside += c.clause[0] <= p < c.clause[1]
+            role = c.role.rstrip("^")
             rows.append((
-                asked.prior(c.label),
+                priors[c.label],
                 1.0 if c.label in asked.labels else 0.0,
                 1.0 if c.label == "NP" else 0.0,
                 top - score,
                 math.log1p(rank),
                 math.log1p(distance / 10),
-                len(near) / max(1, len(asked.terms)),
+                len(near) / n_terms,
                 len(c.terms & asked.terms) / max(1, len(c.terms)),
                 math.log(1 + c.text.count(" ")),
-                1.0 if asked.noun and asked.noun[:-1] in text[max(0, a - 40): b + 40].lower() else 0.0,
+                1.0 if stem and stem in text[max(0, a - 40): b + 40].lower() else 0.0,
                 1.0 if c.proper else 0.0,
                 a / max(1, len(text)),
                 self._rarity(c.terms),
-                subject,
-                1.0 if c.role.rstrip("^") in _OBJECT else 0.0,
+                1.0 if role in _SUBJECT else 0.0,
+                1.0 if role in _OBJECT else 0.0,
                 1.0 if c.role.endswith("^") else 0.0,
                 # The share of the question's terms in this sentence that sit in the span's clause:
                 # "Seddiqi said in a tweet that Ghani signed": "tweet" is in Seddiqi's clause only.
-                clause,
+                inside / len(anchors) if anchors else 0.0,
             ))
         return [(sid, c) for sid, c, _, _ in found], np.array(rows, dtype=np.float64)
 
     def _rarity(self, terms: frozenset[str]) -> float:
         """Mean idf of a span's words over the index, 0 to 1: a name every sentence repeats is the topic."""
-        if not terms:
-            return 0.0
-        weights = self.index.terms
-        return sum(weights.weight(t) for t in terms) / (len(terms) * weights.default)
+        found = self._rarities.get(terms)
+        if found is None:
+            weights = self.index.terms
+            found = self._rarities[terms] = (sum(weights.weight(t) for t in terms)
+                                             / (len(terms) * weights.default)) if terms else 0.0
+        return found
 
     def read(self, asked: Asked, scored: Sequence[tuple[int, float]]) -> Reading:
         """The candidates best first, one per distinct text, and the chance that none answers."""
