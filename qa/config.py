@@ -26,10 +26,10 @@ class Config:
     fusion_depth: int = 50
     rrf_k: int = 60
     # Minimum evidence score for an answer; calibrated by eval/calibrate.py.
-    min_evidence: float = 0.416
+    min_evidence: float = 0.42
     # A question naming something (a name, a place, a number) that no retrieved passage mentions
     # is refused below this evidence score; calibrated by eval/calibrate.py.
-    hinge_evidence: float = 0.686
+    hinge_evidence: float = 0.685
     # The short answer is shown when the reader's probability for it reaches this: about half of
     # the answers shown at 0.4 are right, out of fold on RealTime QA back numbers (eval/fit_reader.py).
     min_short: float = 0.4
