@@ -182,7 +182,7 @@ def main() -> None:
                              "synthetic": "Gaussian, the real vectors' mean and covariance"}
         print(json.dumps(result["vectors"], indent=1), flush=True)
     if "peer" in only and not _has_langchain():
-        print("LangChain comparison skipped: pip install -e '.[bench]' (see README)", flush=True)
+        print("LangChain comparison skipped: pip install -e '.[bench]' (see docs/speed.md)", flush=True)
     elif "peer" in only:
         import json as _json
 

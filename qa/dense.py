@@ -18,7 +18,7 @@ BATCH = 256
 # Approximate search from Config.ann_threshold chunks on: FAISS IVF (inverted lists over
 # k-means cells), exact inner products inside the cells it probes. eval/scale_bench.py
 # measured recall@10 against exact search on 1M synthetic vectors (Gaussian, the real
-# vectors' covariance: hard, no clusters): IVF_NLIST cells, IVF_NPROBE probed -> see README.
+# vectors' covariance: hard, no clusters): IVF_NLIST cells, IVF_NPROBE probed -> see docs/speed.md.
 # HNSW (M=32, efConstruction 40) reached only 0.89 at efSearch 1024 there; a better graph
 # costs hours of build on 2 cores. Indexes built as HNSW still load (tune_dense).
 IVF_CELLS_PER_SQRT = 4  # nlist = 4 * sqrt(n), the usual rule, at most IVF_MAX_NLIST
