@@ -212,10 +212,10 @@ def _version(name: str) -> str | None:
 
 
 @contextlib.contextmanager
-def _lock(index_dir: Path) -> Iterator[None]:
-    """One build at a time per index folder, across processes."""
-    index_dir.mkdir(parents=True, exist_ok=True)
-    with (index_dir / ".lock").open("w") as fh:
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive flock on path, across threads and processes (each call opens its own file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
@@ -244,7 +244,7 @@ def build_index(
     tagger = tagger or Tagger()
     settings = index_settings(embedder.name, type(embedder).__name__, chunk_size, chunk_overlap,
                               can_pool(embedder), tagger.name)
-    with _lock(index_dir):
+    with file_lock(index_dir / ".lock"):  # one build at a time per index folder
         old = None
         if not force:
             try:

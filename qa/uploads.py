@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import re
 import secrets
 import unicodedata
-from collections.abc import Iterator
 from pathlib import Path
 
 from .articles import ARTICLE_SUFFIXES, Article, article_from_bytes
+from .build import file_lock
 from .config import Config
 from .errors import ArticleError
 
@@ -77,16 +76,9 @@ def refuse_existing(target: Path) -> None:
         raise ArticleError(f"{target.name}: {kind} with this name already exists; rename the file")
 
 
-@contextlib.contextmanager
-def upload_lock(folder: Path) -> Iterator[None]:
-    """One upload at a time per articles folder, across threads and processes."""
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / ".uploads.lock").open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+def upload_lock(folder: Path) -> contextlib.AbstractContextManager[None]:
+    """One upload at a time per folder, across threads and processes."""
+    return file_lock(folder / ".uploads.lock")
 
 
 def stage(folder: Path, data: bytes) -> Path:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import gradio as gr
 import pytest
+from net import free_port
 from playwright.sync_api import Page, sync_playwright
 
 import app
@@ -74,12 +74,6 @@ def test_not_covered_html_is_distinct(fake_qa: qa.QA) -> None:
 
 # ---- A real server, a real model, a real browser --------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> qa.QA:
     """The real model over a private copy of seeds/ (uploads land in the copy, never the repo)."""
@@ -94,7 +88,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> qa.QA:
 @pytest.fixture(scope="module")
 def server(engine: qa.QA) -> Iterator[str]:
     demo = app.build_demo(engine)
-    port = _free_port()
+    port = free_port()
     demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True)
     yield f"http://127.0.0.1:{port}/"
     demo.close()

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from click.testing import CliRunner
+from net import free_port
 from playwright.sync_api import sync_playwright
 
 import app
@@ -118,12 +118,6 @@ def test_app_main_prints_the_warning_once(monkeypatch: pytest.MonkeyPatch, capsy
 
 # ---- A real signed-in server ------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def signed(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, qa.QA]]:
     """The real model behind a signed-in server: alice may upload, bob may not, carol is in a file."""
@@ -137,7 +131,7 @@ def signed(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     engine = qa.QA(config, embedder=real_qa.embedder)
     engine.build()
     demo = app.build_demo(engine)
-    port = _free_port()
+    port = free_port()
     app.launch(demo, config, "127.0.0.1", port, prevent_thread_lock=True)
     yield f"http://127.0.0.1:{port}/", engine
     demo.close()

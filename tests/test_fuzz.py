@@ -6,7 +6,6 @@ import itertools
 import json
 import os
 import shutil
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from net import free_port
 
 import app
 import qa
@@ -88,19 +88,13 @@ def test_any_question_through_the_cli(real_qa: qa.QA, question: str, monkeypatch
             _exact(real_qa.index, [*answer["citations"], *answer["passages"]])
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def api(real_qa: qa.QA) -> Iterator[object]:
     from gradio_client import Client
 
     engine = qa.QA(real_qa.config.replace(rate=0), embedder=real_qa.embedder)
     demo = app.build_demo(engine)
-    port = _free_port()
+    port = free_port()
     app.launch(demo, engine.config, "127.0.0.1", port, prevent_thread_lock=True)
     yield Client(f"http://127.0.0.1:{port}/", verbose=False), engine
     demo.close()

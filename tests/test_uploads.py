@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from net import free_port
 
 import app
 import qa
@@ -122,12 +122,6 @@ def test_a_failed_build_leaves_nothing(fake_qa: qa.QA, monkeypatch: pytest.Monke
 
 # ---- The real model behind a real server ------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def open_server(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, qa.QA]]:
     """Uploads on for everyone, no sign-in, on loopback, over a private copy of seeds/."""
@@ -137,7 +131,7 @@ def open_server(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> Ite
     engine = qa.QA(config, embedder=real_qa.embedder)
     engine.build()
     demo = app.build_demo(engine)
-    port = _free_port()
+    port = free_port()
     app.launch(demo, config, "127.0.0.1", port, prevent_thread_lock=True)
     yield f"http://127.0.0.1:{port}/", engine
     demo.close()
