@@ -1,8 +1,13 @@
-"""A free loopback port for the tests' real servers."""
+"""The tests' real servers: a free loopback port, and the chat app served on it."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
+from collections.abc import Iterator
+
+import app
+import qa
 
 
 def free_port() -> int:
@@ -10,3 +15,15 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serving(engine: qa.QA) -> Iterator[str]:
+    """The chat app over engine, launched as `app.py` does (sign-in, limits), on loopback."""
+    demo = app.build_demo(engine)
+    port = free_port()
+    app.launch(demo, engine.config, "127.0.0.1", port, prevent_thread_lock=True)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()

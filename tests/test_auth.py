@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
-from net import free_port
+from net import serving
 from playwright.sync_api import sync_playwright
 
 import app
@@ -130,11 +130,8 @@ def signed(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         auth=",".join(f"{u}:{p}" for u, p in USERS.items()), auth_file=str(users))
     engine = qa.QA(config, embedder=real_qa.embedder)
     engine.build()
-    demo = app.build_demo(engine)
-    port = free_port()
-    app.launch(demo, config, "127.0.0.1", port, prevent_thread_lock=True)
-    yield f"http://127.0.0.1:{port}/", engine
-    demo.close()
+    with serving(engine) as url:
+        yield url, engine
 
 
 @pytest.mark.slow

@@ -13,9 +13,8 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from net import free_port
+from net import serving
 
-import app
 import qa
 from qa.cli import main
 
@@ -93,11 +92,8 @@ def api(real_qa: qa.QA) -> Iterator[object]:
     from gradio_client import Client
 
     engine = qa.QA(real_qa.config.replace(rate=0), embedder=real_qa.embedder)
-    demo = app.build_demo(engine)
-    port = free_port()
-    app.launch(demo, engine.config, "127.0.0.1", port, prevent_thread_lock=True)
-    yield Client(f"http://127.0.0.1:{port}/", verbose=False), engine
-    demo.close()
+    with serving(engine) as url:
+        yield Client(url, verbose=False), engine
 
 
 @fuzz(30)

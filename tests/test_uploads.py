@@ -9,9 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from net import free_port
+from net import serving
 
-import app
 import qa
 from qa.index import current_path, load_index
 from qa.uploads import check_upload, may_upload, safe_name
@@ -130,11 +129,8 @@ def open_server(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> Ite
     config = real_qa.config.replace(seeds_dir=root / "seeds", index_dir=root / "index", uploads=True, rate=0)
     engine = qa.QA(config, embedder=real_qa.embedder)
     engine.build()
-    demo = app.build_demo(engine)
-    port = free_port()
-    app.launch(demo, config, "127.0.0.1", port, prevent_thread_lock=True)
-    yield f"http://127.0.0.1:{port}/", engine
-    demo.close()
+    with serving(engine) as url:
+        yield url, engine
 
 
 def _article(n: int) -> bytes:
