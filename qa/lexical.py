@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-_WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)
+WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)  # a word, or a number with its , and .
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being
     below between both but by can could did do does doing down during each few for from further
@@ -46,7 +46,7 @@ def stem(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Content-word stems of text, in order; numbers keep their digits ("1,500" -> "1500")."""
-    return [stem(w) for w in _WORD.findall(_fold(text)) if w not in STOPWORDS]
+    return [stem(w) for w in WORD.findall(_fold(text)) if w not in STOPWORDS]
 
 
 def _bm25s():  # noqa: ANN202 - the bm25s module

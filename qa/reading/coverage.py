@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from functools import lru_cache
 
 from ..index import Index
+from ..lexical import WORD
 from .question import STRICT, Asked
 
-_WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)
 PREFIX = 4  # "Afghan" covers "Afghanistan", "Iran" covers "Iranian": a shared stem of this many letters
 
 
 @lru_cache(maxsize=1 << 12)
 def _words(text: str) -> frozenset[str]:
     """Lower-cased words of a passage; numbers without their thousands commas."""
-    return frozenset(w.replace(",", "") if w[0].isdigit() else w for w in _WORD.findall(text.lower()))
+    return frozenset(w.replace(",", "") if w[0].isdigit() else w for w in WORD.findall(text.lower()))
 
 
 def _covered(hinge: str, words: frozenset[str]) -> bool:

@@ -103,21 +103,20 @@ class Reader:
             return [], np.zeros((0, len(FEATURES)))
         top = pool[0][1]
         found: list[tuple[int, Candidate, int, float]] = []
+        # Each pooled sentence's text, article offset and where the question's terms sit in it.
+        context: dict[int, tuple[str, int, list[tuple[int, str]]]] = {}
         for rank, (sid, score) in enumerate(pool):
             text, offset = self.index.sentence_text(sid), int(self.index.sent_spans[sid][0])
-            for c in self.candidates(sid):
+            context[sid] = (text, offset, _anchors(text, asked.terms))
+            for c in sentence_candidates(text, offset, self.index.annotations.of(sid)):
                 if c.terms and c.terms <= asked.terms:
                     continue  # the question already names it
                 found.append((sid, without_question_words(c, text, offset, asked.terms), rank, score))
         rows = []
-        context: dict[int, tuple[str, int, list[tuple[int, str]]]] = {}
         priors: dict[str, float] = {}
         n_terms = max(1, len(asked.terms))
         stem = asked.noun[:-1] if asked.noun else None
         for sid, c, rank, score in found:
-            if sid not in context:
-                text = self.index.sentence_text(sid)
-                context[sid] = (text, int(self.index.sent_spans[sid][0]), _anchors(text, asked.terms))
             text, offset, anchors = context[sid]
             a, b = c.start - offset, c.end - offset
             if c.label not in priors:
