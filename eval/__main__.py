@@ -14,10 +14,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from eval import calibrate, harness, report, rtqa  # noqa: E402
 from eval.cache import DEFAULT_CACHE, CachingEmbedder, CachingTagger  # noqa: E402
 from qa import Config, Embedder  # noqa: E402
-from qa.embed import get_embedder  # noqa: E402
-from qa.export import export_onnx, float_path  # noqa: E402
-from qa.onnx_embed import OnnxEmbedder  # noqa: E402
-from qa.reading.nlp import Tagger  # noqa: E402
+from qa.embedding.export import export_onnx, float_path  # noqa: E402
+from qa.embedding.onnx_runtime import OnnxEmbedder  # noqa: E402
+from qa.embedding.transformer import get_embedder  # noqa: E402
+from qa.text.nlp import Tagger  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -69,9 +69,9 @@ def main() -> None:
     args = parser.parse_args()
 
     from qa import QA, Config
-    from qa.embed import get_embedder
-    from qa.export import export_onnx
-    from qa.onnx_embed import OnnxEmbedder
+    from qa.embedding.export import export_onnx
+    from qa.embedding.onnx_runtime import OnnxEmbedder
+    from qa.embedding.transformer import get_embedder
 
     load_before = os.getloadavg()
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from qa import Embedder
-from qa.pool import can_pool
-from qa.reading.nlp import Span, Tagger
+from qa.embedding.pooling import can_pool
+from qa.text.nlp import Span, Tagger
 
 DEFAULT_CACHE = Path(__file__).parent / "results" / "cache" / "embeddings.sqlite"
 

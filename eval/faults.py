@@ -27,8 +27,8 @@ QA = str(Path(sys.executable).parent / "qa")
 QUESTION = "How many Taliban prisoners will be released each day?"
 sys.path.insert(0, str(ROOT))
 
-from qa.articles import load_articles  # noqa: E402
-from qa.index import current_path, load_index  # noqa: E402
+from qa.articles.load import load_articles  # noqa: E402
+from qa.index.load import current_path, load_index  # noqa: E402
 
 
 def corpus(seeds: Path, variant: int, articles: int = 12) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from eval.harness import ROOT, evidence_spans, load_questions, score_answer, temp_engine
 from qa import QA, Answer
-from qa.verify import split_generated
+from qa.generation.verify import split_generated
 
 OUT = Path(__file__).parent / "results" / "llm_compare.json"
 

@@ -32,7 +32,7 @@ REQUEST_TIMEOUT = 120.0
 SAMPLE_EVERY = 0.5
 sys.path.insert(0, str(ROOT))
 
-from qa.articles import article_from_bytes  # noqa: E402
+from qa.articles.load import article_from_bytes  # noqa: E402
 
 
 def _questions() -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from scale_data import percentiles
 
-from qa.articles import Article
+from qa.articles.load import Article
 
 log = logging.getLogger(__name__)
 
@@ -30,14 +30,14 @@ def compare(name: str, articles: list[Article], questions: list[str], embedder: 
     from langchain_community.vectorstores import FAISS
 
     from qa import Config
-    from qa.answer import Answerer
-    from qa.build import build_index
-    from qa.chunk import splitter_class
-    from qa.export import export_path
-    from qa.index import load_index
-    from qa.onnx_embed import OnnxEmbedder
-    from qa.retrieve import Retriever
-    from qa.sentences import split_sentences
+    from qa.embedding.export import export_path
+    from qa.embedding.onnx_runtime import OnnxEmbedder
+    from qa.index.build import build_index
+    from qa.index.load import load_index
+    from qa.reading.compose import Answerer
+    from qa.retrieval.retrieve import Retriever
+    from qa.text.chunk import splitter_class
+    from qa.text.sentences import split_sentences
 
     # Both sides split sentences with qa's cached splitter: each build starts with it empty.
     split_sentences.cache_clear()

@@ -16,8 +16,8 @@ from tqdm import tqdm
 from eval import metrics as m
 from qa import QA, Config, Embedder
 from qa.reading.candidates import normalise
-from qa.reading.nlp import Tagger
 from qa.reading.reader import Reading
+from qa.text.nlp import Tagger
 
 log = logging.getLogger(__name__)
 ROOT = Path(__file__).parent.parent

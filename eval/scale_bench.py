@@ -27,10 +27,10 @@ PROBE_SHARES = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)  # IVF: share of the cell
 
 def bench_build(articles: list, embedder: object, reference: object, work: Path, progress: bool) -> dict:
     """(a) Build throughput on real passages, against the raw model's encode rate on a sample."""
-    from qa.build import build_index
-    from qa.chunk import chunk_article
-    from qa.reading.nlp import Tagger
-    from qa.sentences import split_sentences
+    from qa.index.build import build_index
+    from qa.text.chunk import chunk_article
+    from qa.text.nlp import Tagger
+    from qa.text.sentences import split_sentences
 
     chunks = [" ".join(c.text.split()) for a in articles for c in chunk_article(a)]
     sentences = [" ".join(a.text[s:e].split()) for a in articles[:100] for s, e in split_sentences(a.text)]
@@ -59,7 +59,7 @@ def bench_build(articles: list, embedder: object, reference: object, work: Path,
         "passages_per_s": round(rate, 2), "raw_encode_passages_per_s": round(raw_passages, 2),
         "raw_encode_sentences_per_s": round(raw_sentences, 2),
         "share_of_raw_passage_rate": round(rate / raw_passages, 3),
-        # Sentences are pooled from their passage's tokens (qa/pool.py), not embedded again:
+        # Sentences are pooled from their passage's tokens (qa/embedding/pooling.py), not embedded again:
         # the share of the build that the raw model's encoding of the passages accounts for.
         "raw_model_seconds_share_of_build": round(model_s / report.seconds, 3),
         "tagging_s": round(tag_s, 1), "characters": sum(len(a.text) for a in articles),
@@ -83,7 +83,7 @@ def bench_vectors(real: np.ndarray, queries: np.ndarray, sizes: list[int], work:
     import faiss
 
     from qa.config import Config
-    from qa.dense import make_dense
+    from qa.index.dense import make_dense
 
     threshold = Config().ann_threshold
     rows = []
@@ -113,7 +113,7 @@ def bench_vectors(real: np.ndarray, queries: np.ndarray, sizes: list[int], work:
                     sweep.append({"nprobe": index.nprobe, "recall@10": round(float(recall), 4),  # type: ignore[attr-defined]
                                   **percentiles(times)})
                 entry["sweep"] = sweep
-                # What qa/dense.py sets, and the fewest probes that reach recall@10 0.95.
+                # What qa/index/dense.py sets, and the fewest probes that reach recall@10 0.95.
                 entry["default"] = next(s for s in sweep if s["nprobe"] == info["nprobe"])
                 entry["chosen"] = next((s for s in sweep if s["recall@10"] >= 0.95), sweep[-1])
             row[kind] = entry
@@ -157,11 +157,11 @@ def main() -> None:
     if "bench" in only:
         result["bench"] = run_bench()
     from qa import QA, Config
-    from qa.articles import load_articles
-    from qa.embed import get_embedder
-    from qa.export import export_onnx
-    from qa.index import load_index
-    from qa.onnx_embed import OnnxEmbedder
+    from qa.articles.load import load_articles
+    from qa.embedding.export import export_onnx
+    from qa.embedding.onnx_runtime import OnnxEmbedder
+    from qa.embedding.transformer import get_embedder
+    from qa.index.load import load_index
 
     reference = get_embedder()  # sentence-transformers: the raw model's encode rate
     reference.embed(["warm up"])

@@ -24,8 +24,8 @@ def rss_mb() -> float:
 
 def rtqa_articles(passages: int, chunk_size: int = 600, chunk_overlap: int = 120) -> list:
     """Distinct RealTime QA search-result articles, enough to make about `passages` chunks."""
-    from qa.articles import Article, normalize_text
-    from qa.chunk import chunk_article
+    from qa.articles.load import Article, normalize_text
+    from qa.text.chunk import chunk_article
 
     seen: set[str] = set()
     articles: list[Article] = []

@@ -13,7 +13,7 @@ import random
 
 from eval import calibrate
 from eval.harness import ROOT, ask_all, load_questions, temp_engine
-from qa.answer import Weights
+from qa.reading.compose import Weights
 
 
 def _score(records: list[dict]) -> dict[str, float]:

@@ -1,13 +1,14 @@
 """Question answering over news articles, every sentence cited to the sentence it came from."""
 
-from .answer import NOT_COVERED, Answer
-from .articles import Article, load_articles
-from .build import BuildReport
-from .config import Config
-from .embed import Embedder, SentenceTransformerEmbedder
-from .engine import QA, answer, default_qa, retrieve
-from .errors import ArticleError, IndexProblem, QAError
-from .passage import Passage
+from qa.answer import NOT_COVERED, Answer
+from qa.articles.load import Article, load_articles
+from qa.config import Config
+from qa.embedding.base import Embedder
+from qa.embedding.transformer import SentenceTransformerEmbedder
+from qa.engine import QA, answer, default_qa, retrieve
+from qa.errors import ArticleError, IndexProblem, QAError
+from qa.index.build import BuildReport
+from qa.passage import Passage
 
 __all__ = [
     "NOT_COVERED",

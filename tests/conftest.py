@@ -14,7 +14,7 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 
 from qa import QA, Config  # noqa: E402
-from qa.lexical import tokenize  # noqa: E402
+from qa.text.words import tokenize  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 SEEDS = Path(__file__).parent.parent / "seeds"
@@ -68,7 +68,7 @@ def real_qa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QA]:
     """The real packaged model over a copy of the real seeds, in a private index folder."""
     root = tmp_path_factory.mktemp("real")
     shutil.copytree(SEEDS, root / "seeds")
-    # A private cache too, so that the build really exports the ONNX models (qa/export.py);
+    # A private cache too, so that the build really exports the ONNX models (qa/embedding/export.py);
     # engines the tests make from the environment (the CLI's) share it.
     before = os.environ.get("QA_CACHE_DIR")
     os.environ["QA_CACHE_DIR"] = str(root / "cache")

@@ -6,8 +6,8 @@ import contextlib
 import socket
 from collections.abc import Iterator
 
-import app
 import qa
+from qa.surfaces import chat
 
 
 def free_port() -> int:
@@ -20,9 +20,9 @@ def free_port() -> int:
 @contextlib.contextmanager
 def serving(engine: qa.QA) -> Iterator[str]:
     """The chat app over engine, launched as `app.py` does (sign-in, limits), on loopback."""
-    demo = app.build_demo(engine)
+    demo = chat.build_demo(engine)
     port = free_port()
-    app.launch(demo, engine.config, "127.0.0.1", port, prevent_thread_lock=True)
+    chat.launch(demo, engine.config, "127.0.0.1", port, prevent_thread_lock=True)
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:

@@ -16,6 +16,7 @@ from playwright.sync_api import Page, sync_playwright
 
 import app
 import qa
+from qa.surfaces import chat, render
 
 ROOT = Path(__file__).parent.parent
 SHOTS = ROOT / "test-output"
@@ -39,11 +40,11 @@ def test_build_demo_without_engine_is_lazy(monkeypatch: pytest.MonkeyPatch) -> N
         raise AssertionError("the engine must not be created while building the interface")
 
     monkeypatch.setattr(app.qa, "QA", boom)
-    assert isinstance(app.build_demo(), gr.Blocks)
+    assert isinstance(chat.build_demo(), gr.Blocks)
 
 
 def test_build_demo_with_engine_starts_no_server(fake_qa: qa.QA) -> None:
-    demo = app.build_demo(fake_qa)
+    demo = chat.build_demo(fake_qa)
     assert isinstance(demo, gr.Blocks)
     assert not getattr(demo, "is_running", False)
     assert "/ask" in {f"/{fn.api_name}" for fn in demo.fns.values()}
@@ -56,19 +57,19 @@ def test_answer_html_escapes_and_marks(fake_qa: qa.QA) -> None:
     passage = qa.Passage(citation.source, citation.title, citation.text[start:end], start, end, 1.0)
     answer = qa.Answer("<b>q</b>", f"{EVIL} [1]", True, (passage,), short="<i>x</i>",
                        passages=(passage,), timings={"retrieve_ms": 3.2, "answer_ms": 41.0})
-    html = app.chat_html(fake_qa, [("<script>q()</script> [x](javascript:alert(1))", answer)])
+    html = render.chat_html(fake_qa, [("<script>q()</script> [x](javascript:alert(1))", answer)])
     assert "<script>" not in html and "<img" not in html and "<i>" not in html
     assert "&lt;script&gt;" in html and "](javascript" not in html
     assert '<span class="qa-cite">[1]</span>' in html and "<mark>" in html
     assert "retrieval 3.2 ms" in html and "answer 41 ms" in html
-    pending = app.chat_html(fake_qa, [], pending="<b>hi</b>")
+    pending = render.chat_html(fake_qa, [], pending="<b>hi</b>")
     assert "qa-pending" in pending and "&lt;b&gt;hi" in pending
 
 
 def test_not_covered_html_is_distinct(fake_qa: qa.QA) -> None:
     passage = fake_qa.retrieve("alpha", 1)[0]
     answer = qa.Answer("?", qa.NOT_COVERED, False, passages=(passage,))
-    html = app.answer_html(fake_qa, answer)
+    html = render.answer_html(fake_qa, answer)
     assert "qa-not-covered" in html and "Closest passages" in html and passage.source in html
 
 
@@ -87,7 +88,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> qa.QA:
 
 @pytest.fixture(scope="module")
 def server(engine: qa.QA) -> Iterator[str]:
-    demo = app.build_demo(engine)
+    demo = chat.build_demo(engine)
     port = free_port()
     demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True)
     yield f"http://127.0.0.1:{port}/"
@@ -275,7 +276,7 @@ def test_gradio_client_returns_structured_citations(server: str, engine: qa.QA) 
 
 
 def test_reply_shows_a_pending_state_first(fake_qa: qa.QA) -> None:
-    demo = app.build_demo(fake_qa)
+    demo = chat.build_demo(fake_qa)
     respond = next(f.fn for f in demo.fns.values() if f.name == "respond")
     steps = list(respond("What is alpha?", []))
     assert "qa-pending" in steps[0][0] and steps[0][1] == ""

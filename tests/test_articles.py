@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from qa.articles import article_from_bytes, load_articles, make_title
+from qa.articles.load import article_from_bytes, load_articles, make_title
 from qa.errors import ArticleError
 
 

@@ -15,7 +15,7 @@ from playwright.sync_api import sync_playwright
 
 import app
 import qa
-from qa.auth import (
+from qa.surfaces.auth import (
     AuthError,
     check_password,
     hash_password,
@@ -25,7 +25,7 @@ from qa.auth import (
     parse_plain,
     read_auth_file,
 )
-from qa.cli import main
+from qa.surfaces.cli import main
 
 SEEDS = Path(__file__).parent.parent / "seeds"
 CHROMIUM = "/usr/bin/chromium"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from qa.articles import article_from_bytes, load_articles
-from qa.chunk import chunk_article
-from qa.sentences import split_sentences
+from qa.articles.load import article_from_bytes, load_articles
+from qa.text.chunk import chunk_article
+from qa.text.sentences import split_sentences
 
 SEEDS = Path(__file__).parent.parent / "seeds"
 

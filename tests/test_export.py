@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from qa import QA, Config
-from qa import export as export_module
-from qa.export import export_onnx, export_path, float_path
+from qa.embedding import export as export_module
+from qa.embedding.export import export_onnx, export_path, float_path
 
 
 def test_a_failed_export_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

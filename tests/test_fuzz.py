@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from net import serving
 
 import qa
-from qa.cli import main
+from qa.surfaces.cli import main
 
 pytestmark = pytest.mark.slow
 SEEDS = Path(__file__).parent.parent / "seeds"
@@ -73,7 +73,7 @@ def test_any_question_through_answer(real_qa: qa.QA, question: str) -> None:
 @fuzz(40)
 @given(question=questions(ANY_CHAR))
 def test_any_question_through_the_cli(real_qa: qa.QA, question: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("qa.cli._engine", lambda ctx: real_qa)
+    monkeypatch.setattr("qa.surfaces.cli._engine", lambda ctx: real_qa)
     for args in (["ask", "--json", "--", question], ["ask", "--", question], ["search", "--", question]):
         result = CliRunner().invoke(main, args)
         assert result.exception is None or isinstance(result.exception, SystemExit), result.exception

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from qa import QA, IndexProblem
-from qa.build import build_index
-from qa.index import current_path, load_index
-from qa.lexical import BM25Index
+from qa.index.build import build_index
+from qa.index.lexical import BM25Index
+from qa.index.load import current_path, load_index
 
 
 def test_build_writes_readable_meta(fake_qa: QA) -> None:
@@ -89,7 +89,7 @@ def test_crash_mid_build_leaves_old_index_intact(fake_qa: QA, monkeypatch) -> No
 
 
 def test_other_model_or_chunking_is_a_full_rebuild(fake_qa: QA, fake_embedder) -> None:
-    from qa.articles import load_articles
+    from qa.articles.load import load_articles
 
     fake_qa.build()
     articles = load_articles(fake_qa.config.seeds_dir)

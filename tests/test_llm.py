@@ -11,12 +11,12 @@ import pytest
 from click.testing import CliRunner
 from fake_llm import FakeLLM
 
-import app
 import qa
 from eval.llm_compare import llama_server as serve
 from eval.llm_compare import smollm_gguf
-from qa.cli import main as cli
-from qa.verify import facts, split_generated, supports, verify
+from qa.generation.verify import facts, split_generated, supports, verify
+from qa.surfaces import chat
+from qa.surfaces.cli import main as cli
 
 QUESTION = "How many cars cross the bridge every day?"
 GOOD = "About 40,000 cars cross the bridge every day"
@@ -149,7 +149,7 @@ def test_chat_streams_verified_sentences_before_the_final_answer(llm_qa: qa.QA) 
     n, m = _number_of(base, "40,000"), _number_of(base, "12 million")
     reply = f"{GOOD} [{n}]. The repairs cost 12 million dollars [{m}]. {BAD} [{m}]."
     with FakeLLM(reply, chunks=12) as server:
-        demo = app.build_demo(_with(llm_qa, server.url))
+        demo = chat.build_demo(_with(llm_qa, server.url))
         respond = next(f.fn for f in demo.fns.values() if f.name == "respond")
         steps = list(respond(QUESTION, [], True))
     drafts = [html for html, _, _ in steps[1:-1] if "qa-generated" in html]
@@ -165,8 +165,8 @@ def test_chat_toggle_only_with_a_server(fake_qa: qa.QA) -> None:
     def toggle(demo: object) -> object:
         return next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "qa-llm")  # type: ignore[attr-defined]
 
-    assert toggle(app.build_demo(fake_qa)).visible is False
-    assert toggle(app.build_demo(_with(fake_qa, "http://127.0.0.1:9/v1"))).visible is True
+    assert toggle(chat.build_demo(fake_qa)).visible is False
+    assert toggle(chat.build_demo(_with(fake_qa, "http://127.0.0.1:9/v1"))).visible is True
 
 
 def test_cli_llm_needs_a_url_and_streams(llm_qa: qa.QA, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""Sentence vectors pooled from one pass over each chunk (qa/pool.py), with a token-level fake."""
+"""Sentence vectors pooled from one pass over each chunk (qa/embedding/pooling.py), with a fake."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from conftest import FakeEmbedder
 
-from qa.articles import load_articles
-from qa.build import build_index
-from qa.index import current_path, load_index, stale_reason
-from qa.pool import can_pool, pool_spans
+from qa.articles.load import load_articles
+from qa.embedding.pooling import can_pool, pool_spans
+from qa.index.build import build_index
+from qa.index.load import current_path, load_index, stale_reason
 
 
 class TokenFakeEmbedder(FakeEmbedder):

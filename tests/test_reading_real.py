@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from qa import QA, IndexProblem
-from qa.cli import main
-from qa.index import current_path, load_index
-from qa.reading.annotations import FILE
-from qa.reading.nlp import Tagger
+from qa.index.annotations import FILE
+from qa.index.load import current_path, load_index
+from qa.surfaces.cli import main
+from qa.text.nlp import Tagger
 
 pytestmark = pytest.mark.slow
 

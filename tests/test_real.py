@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from qa import QA, Config
-from qa.cli import main
-from qa.index import current_path
+from qa.index.load import current_path
+from qa.surfaces.cli import main
 
 pytestmark = pytest.mark.slow
 
@@ -134,9 +134,9 @@ def test_missing_seeds_folder_cli(tmp_path) -> None:
 def test_onnx_query_path_agrees_with_sentence_transformers(real_qa: QA) -> None:
     from pathlib import Path
 
-    from qa.embed import SentenceTransformerEmbedder
-    from qa.export import export_path
-    from qa.onnx_embed import OnnxEmbedder
+    from qa.embedding.export import export_path
+    from qa.embedding.onnx_runtime import OnnxEmbedder
+    from qa.embedding.transformer import SentenceTransformerEmbedder
 
     rows = [json.loads(x) for x in (Path(__file__).parent.parent / "eval/questions.jsonl")
             .read_text().splitlines() if x.strip()]
@@ -165,7 +165,7 @@ def test_onnx_query_path_agrees_with_sentence_transformers(real_qa: QA) -> None:
 def test_real_build_pools_sentences_from_exact_chunk_vectors(real_qa: QA) -> None:
     import numpy as np
 
-    from qa.embed import SentenceTransformerEmbedder
+    from qa.embedding.transformer import SentenceTransformerEmbedder
 
     index = real_qa.index
     # Built by the float32 ONNX export, pooled: each chunk went through the model once, and

@@ -9,9 +9,9 @@ import pytest
 from conftest import FakeEmbedder
 
 from qa import QA
-from qa.articles import load_articles
-from qa.build import build_index
-from qa.index import current_path, load_index
+from qa.articles.load import load_articles
+from qa.index.build import build_index
+from qa.index.load import current_path, load_index
 
 
 class Interrupted(Exception):
@@ -85,7 +85,7 @@ def test_below_the_threshold_the_index_is_exact(fake_qa: QA) -> None:
 
 
 def test_each_distinct_text_is_embedded_once_and_rows_keep_their_order(tmp_path) -> None:
-    from qa.dense import embed_resumable
+    from qa.index.vectors import embed_resumable
 
     texts = ["a much longer text about the harbour bridge", "short", "bridge", "short", "a"]
     embedder = FakeEmbedder()
@@ -95,7 +95,7 @@ def test_each_distinct_text_is_embedded_once_and_rows_keep_their_order(tmp_path)
 
 
 def test_ivf_finds_what_exact_search_finds() -> None:
-    from qa.dense import ivf_nlist, make_dense
+    from qa.index.dense import ivf_nlist, make_dense
 
     rng = np.random.default_rng(1)
     centres = rng.standard_normal((50, 32)).astype(np.float32)
@@ -112,7 +112,7 @@ def test_ivf_finds_what_exact_search_finds() -> None:
 
 
 def test_length_batches_group_similar_lengths_within_the_budget() -> None:
-    from qa.embed import length_batches
+    from qa.embedding.base import length_batches
 
     texts = ["x" * n for n in (300, 5, 10, 290, 7, 100)]
     batches = length_batches(texts, max_texts=3, max_chars=600)

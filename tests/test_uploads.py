@@ -12,8 +12,8 @@ import pytest
 from net import serving
 
 import qa
-from qa.index import current_path, load_index
-from qa.uploads import check_upload, may_upload, safe_name
+from qa.articles.uploads import check_upload, may_upload, safe_name
+from qa.index.load import current_path, load_index
 
 SEEDS = Path(__file__).parent.parent / "seeds"
 GOOD = b"Harbour Notes\n\nThe Tollby harbour handled 73 ferries in March, its port office said.\n"

@@ -1,6 +1,6 @@
-"""Reading: typed spans of the retrieved sentences ranked into a short answer, or a refusal.
+"""Reading and answering: which sentences answer, which span is the short answer, or a refusal.
 
-In: the question and the answerer's scored sentences, with the entity spans and noun chunks the
-build tagged (annotations.json). Out: the short answer's exact span and its calibrated
-probability, the no-answer probability, and whether the evidence covers the question at all.
+Enters: retrieved chunks and the question. Leaves: an ``Answer`` (``compose.py``) whose
+sentences are cited ``Passage``s. ``question.py`` parses what the question asks for,
+``candidates.py`` lists spans, ``reader.py`` scores them, ``coverage.py`` decides refusals.
 """

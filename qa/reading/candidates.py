@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ..lexical import STOPWORDS, tokenize
-from .nlp import NOUN_CHUNK, Span
+from qa.text.nlp import NOUN_CHUNK, Span
+from qa.text.words import STOPWORDS, tokenize
 
 # Words that open a span without being part of what it names ("the Wilson Center", "his decree").
 _OPENERS = frozenset("the a an this that these those his her its their our my your some any".split())

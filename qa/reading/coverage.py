@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from ..index import Index
-from ..lexical import WORD
-from .question import STRICT, Asked
+from qa.index.load import Index
+from qa.reading.question import STRICT, Asked
+from qa.text.words import WORD
 
 PREFIX = 4  # "Afghan" covers "Afghanistan", "Iran" covers "Iranian": a shared stem of this many letters
 

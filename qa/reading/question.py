@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..lexical import STOPWORDS, tokenize
+from qa.text.words import STOPWORDS, tokenize
 
 TYPES_FILE = Path(__file__).with_name("types.json")
 ENTITY_LABELS = frozenset("PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LAW LANGUAGE".split())

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..index import Index
-from .candidates import Candidate, sentence_candidates, without_question_words
-from .question import Asked
+from qa.index.load import Index
+from qa.reading.candidates import Candidate, sentence_candidates, without_question_words
+from qa.reading.question import Asked
 
 RANKER_FILE = Path(__file__).with_name("ranker.json")
 # No feature counts how many sentences or articles repeat a span: in the back numbers each
@@ -180,7 +180,7 @@ class Reader:
 @lru_cache(maxsize=1 << 14)
 def _term_positions(text: str) -> tuple[tuple[int, str], ...]:
     """(offset, stem) of each word of a sentence, cached: answers reread the same sentences."""
-    from ..lexical import tokenize
+    from qa.text.words import tokenize
 
     return tuple((m.start(), t) for m in _WORD.finditer(text) for t in tokenize(m.group()))
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from ..errors import MissingDependency
+from qa.errors import MissingDependency
 
 log = logging.getLogger(__name__)
 

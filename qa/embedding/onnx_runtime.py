@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .config import DEFAULT_MODEL
-from .embed import length_batches
-from .errors import require
+from qa.config import DEFAULT_MODEL
+from qa.embedding.base import length_batches
+from qa.errors import require
 
 log = logging.getLogger(__name__)
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length, as sentence-transformers uses it
@@ -58,7 +58,7 @@ class OnnxEmbedder:
     def embed_spans(self, texts: list[str], spans: list[list[tuple[int, int]]]
                     ) -> tuple[np.ndarray, list[np.ndarray]]:
         """Each text's unit vector, and for each span of it the mean of its tokens' vectors."""
-        from .pool import pool_text
+        from qa.embedding.pooling import pool_text
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         pooled = [np.zeros((len(s), self.dim), dtype=np.float32) for s in spans]

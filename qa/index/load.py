@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-import hashlib
 import json
 import logging
 import os
@@ -12,11 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .articles import Article
-from .chunk import Chunk
-from .errors import IndexProblem
-from .lexical import BM25Index, TermWeights, tokenize
-from .reading.annotations import Annotations
+from qa.articles.load import Article
+from qa.errors import IndexProblem
+from qa.files import file_sha256
+from qa.index.annotations import Annotations
+from qa.index.lexical import BM25Index, TermWeights
+from qa.text.chunk import Chunk
+from qa.text.words import tokenize
 
 log = logging.getLogger(__name__)
 
@@ -71,14 +72,6 @@ class Index:
         return terms
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def index_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "meta.json")
 
@@ -93,7 +86,7 @@ def load_index(index_dir: Path, verify: bool = True) -> Index:
     """Load the current index, checking every file against the hashes in meta.json."""
     import faiss
 
-    from .dense import tune_dense
+    from qa.index.dense import tune_dense
 
     path = current_path(index_dir)
     if path is None or not (path / "meta.json").is_file():
@@ -161,7 +154,7 @@ def stale_reason(meta: dict, settings: dict, articles: list[Article] | None = No
 def index_settings(model: str, embedder: str, chunk_size: int, chunk_overlap: int,
                    pooled: bool, nlp: str) -> dict:
     """The settings an index must have been built with to be reused."""
-    # "pooled": sentence vectors are their chunk's token vectors averaged (qa/pool.py);
+    # "pooled": sentence vectors are their chunk's token vectors averaged (qa/embedding/pooling.py);
     # "embedded": each sentence went through the model alone.
     return {"model": model, "embedder": embedder, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap,
             "sentence_vectors": "pooled" if pooled else "embedded", "nlp": nlp}

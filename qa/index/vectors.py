@@ -1,53 +1,21 @@
-"""Sentence vectors pooled from their chunk's tokens: one model pass per chunk, not per sentence.
-
-sentence-transformers' vector for a text is the mean of its token vectors. Embedding each
-chunk once and averaging the token vectors inside each of its sentences gives every sentence
-a vector in context, at no extra model cost; the chunk's own vector is exactly the model's.
-"""
+"""Embedding chunks and sentences for a build, in saved groups so an interrupted build resumes."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
-from .chunk import Chunk
-from .dense import in_groups
-from .embed import Embedder
+from qa.embedding.base import Embedder
+from qa.text.chunk import Chunk
 
 log = logging.getLogger(__name__)
 
 GROUP = 256  # texts per saved group, so an interrupted build resumes after the last group
-
-
-def can_pool(embedder: object) -> bool:
-    """True when the embedder exposes token vectors (``embed_spans``)."""
-    return callable(getattr(embedder, "embed_spans", None))
-
-
-def pool_spans(vectors: np.ndarray, offsets: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
-    """Mean token vector of each (start, end) character span; zeros where no token lies inside."""
-    out = np.zeros((len(spans), vectors.shape[1]), dtype=np.float32)
-    if not spans:
-        return out
-    starts, ends = offsets[:, 0], offsets[:, 1]
-    bounds = np.asarray(spans, dtype=np.int64)
-    inside = ((starts[None, :] >= bounds[:, :1]) & (ends[None, :] <= bounds[:, 1:])
-              & (ends > starts)[None, :])
-    counts = inside.sum(axis=1)
-    found = counts > 0
-    out[found] = (inside[found].astype(np.float32) @ vectors) / counts[found, None]
-    return out
-
-
-def pool_text(vectors: np.ndarray, offsets: np.ndarray, spans: list[tuple[int, int]]
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """A text's unit vector (the mean of all its token vectors) and its spans' mean token vectors."""
-    mean = vectors.mean(axis=0)
-    return mean / max(float(np.linalg.norm(mean)), 1e-12), pool_spans(vectors, offsets, spans)
 
 
 def embed_pooled(texts: list[str], spans: list[list[tuple[int, int]]], embedder: Embedder,
@@ -114,3 +82,83 @@ def pool_into(pending: list[tuple[int, list[tuple[int, int, int]]]], chunks: lis
     for j, total in sums.items():
         sent_rows[j] = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
     return len(sums)
+
+
+BATCH = 256
+
+
+def _batch_key(embedder: Embedder, texts: list[str]) -> str:
+    """A batch's cache name: the model and every text, so a changed batch is never reused."""
+    digest = hashlib.sha256(f"{embedder.name}\0{embedder.dim}".encode())
+    for text in texts:
+        digest.update(b"\0" + text.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def embed_resumable(texts: list[str], embedder: Embedder, cache_dir: Path | None,
+                    batch_size: int = BATCH, progress: bool = False) -> np.ndarray:
+    """Embed texts batch by batch, saving each finished batch so an interrupted build resumes.
+
+    Each distinct text is embedded once, and texts go to the model shortest first: a batch
+    of similar lengths pads little (sentences and passages differ tenfold in length).
+    """
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    if not texts:
+        return out
+    unique = sorted(set(texts), key=lambda t: (len(t), t))
+    row = {text: i for i, text in enumerate(unique)}
+    vectors = np.zeros((len(unique), embedder.dim), dtype=np.float32)
+    for start, stop in in_groups(len(unique), batch_size, cache_dir, progress, "text"):
+        vectors[start:stop] = _embed_batch(unique[start:stop], embedder, cache_dir)
+    out[:] = vectors[[row[text] for text in texts]]
+    return out
+
+
+def in_groups(total: int, size: int, cache_dir: Path | None, progress: bool,
+              unit: str) -> Iterator[tuple[int, int]]:
+    """(start, stop) of each group of size rows, with a progress bar when asked.
+
+    The groups are what an interrupted build saves in cache_dir (made here) and resumes from.
+    """
+    if cache_dir is not None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, desc="embedding", unit=unit)
+    try:
+        for start in range(0, total, size):
+            stop = min(total, start + size)
+            yield start, stop
+            if bar is not None:
+                bar.update(stop - start)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _embed_batch(batch: list[str], embedder: Embedder, cache_dir: Path | None) -> np.ndarray:
+    """One batch's vectors: from the cache when an earlier run finished it, else embedded and saved."""
+    file = cache_dir / f"{_batch_key(embedder, batch)}.npy" if cache_dir else None
+    vectors = _load_batch(file, len(batch), embedder.dim)
+    if vectors is None:
+        vectors = embedder.embed(batch)
+        if file is not None:
+            # Written under a temporary name first: a crash mid-write leaves no half batch.
+            tmp = file.with_suffix(f".{os.getpid()}.tmp")
+            with tmp.open("wb") as fh:
+                np.save(fh, vectors)
+            os.replace(tmp, file)
+    return vectors
+
+
+def _load_batch(file: Path | None, rows: int, dim: int) -> np.ndarray | None:
+    """A cached batch, or None when it is missing or does not fit."""
+    if file is None or not file.is_file():
+        return None
+    try:
+        vectors = np.load(file)
+    except (OSError, ValueError):
+        return None
+    return vectors if vectors.shape == (rows, dim) else None

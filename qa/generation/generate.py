@@ -7,17 +7,16 @@ import logging
 import re
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from .answer import Answer, contains_span
-from .config import Config
-from .errors import QAError
-from .passage import Passage
-from .sentences import split_sentences
-from .verify import MARKERS, Verified, verify
-
-if TYPE_CHECKING:
-    from .engine import QA
+from qa.answer import Answer, contains_span
+from qa.config import Config
+from qa.errors import QAError
+from qa.generation.verify import MARKERS, Verified, verify
+from qa.index.load import Index
+from qa.passage import Passage
+from qa.reading.compose import Answerer
+from qa.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +29,16 @@ SYSTEM = (
     "passages write them. Never add facts the passages do not state."
 )
 _BOUNDARY = re.compile(r"[.!?\]]")
+
+
+class Answering(Protocol):
+    """What generation needs from the engine (qa.engine.QA): settings, index, extractive answers."""
+
+    config: Config
+    index: Index
+    answerer: Answerer
+
+    def answer(self, question: str, history: Sequence[object] | None = None) -> Answer: ...
 
 
 class LLMUnavailable(Exception):
@@ -83,7 +92,8 @@ def stream_text(config: Config, messages: list[dict[str, str]]) -> Iterator[str]
         client.close()
 
 
-def stream_answer(engine: QA, question: str, history: Sequence[object] | None = None) -> Iterator[Answer]:
+def stream_answer(engine: Answering, question: str,
+                  history: Sequence[object] | None = None) -> Iterator[Answer]:
     """Provisional answers made of the verified sentences so far, then the final answer (last).
 
     Off-topic questions are refused by the extractive evidence threshold before any LLM call;

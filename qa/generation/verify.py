@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .index import Index
-from .lexical import STOPWORDS, tokenize
-from .passage import Passage
-from .sentences import split_sentences
+from qa.index.load import Index
+from qa.passage import Passage
+from qa.text.sentences import split_sentences
+from qa.text.words import STOPWORDS, tokenize
 
 # A marker group: "[1]", "[1, 3]", "[2][3]"; numbers outside 1..k are treated as absent.
 MARKERS = re.compile(r"\s*\[(\d+(?:\s*[,;]\s*\d+)*)\]")

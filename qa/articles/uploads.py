@@ -10,10 +10,10 @@ import secrets
 import unicodedata
 from pathlib import Path
 
-from .articles import ARTICLE_SUFFIXES, Article, article_from_bytes
-from .build import file_lock
-from .config import Config
-from .errors import ArticleError
+from qa.articles.load import ARTICLE_SUFFIXES, Article, article_from_bytes
+from qa.config import Config
+from qa.errors import ArticleError
+from qa.files import file_lock
 
 MAX_UPLOAD_BYTES = 1_000_000
 MAX_NAME_CHARS = 100

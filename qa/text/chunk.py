@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .articles import Article
-from .sentences import split_sentences
+from qa.articles.load import Article
+from qa.text.sentences import split_sentences
 
 
 @dataclass(frozen=True)

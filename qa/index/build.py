@@ -2,38 +2,29 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import fcntl
-import json
 import logging
-import os
 import shutil
 import time
-import uuid
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass
-from importlib import metadata
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .articles import Article
-from .chunk import Chunk, chunk_article
-from .dense import BATCH, embed_resumable, make_dense
-from .embed import Embedder
-from .errors import IndexProblem
-from .index import CURRENT, FORMAT, Index, file_sha256, index_files, index_settings, load_index, stale_reason
-from .lexical import BM25Index, TermWeights
-from .pool import can_pool, pool_into
-from .reading.annotations import annotate, write_annotations
-from .reading.nlp import Span, Tagger
-from .sentences import split_sentences
+from qa.articles.load import Article
+from qa.embedding.base import Embedder
+from qa.embedding.pooling import can_pool
+from qa.errors import IndexProblem
+from qa.files import file_lock
+from qa.index.annotations import annotate
+from qa.index.load import FORMAT, Index, index_settings, load_index, stale_reason
+from qa.index.vectors import BATCH, embed_resumable, pool_into
+from qa.index.write import Parts, write_folder
+from qa.text.chunk import Chunk, chunk_article
+from qa.text.nlp import Tagger
+from qa.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
-
-_VERSIONED = ("qa", "faiss-cpu", "bm25s", "sentence-transformers", "langchain-text-splitters",
-              "pysbd", "numpy", "torch")
 
 
 @dataclass(frozen=True)
@@ -55,19 +46,6 @@ class BuildReport:
         return not (self.added or self.changed or self.removed)
 
 
-@dataclass
-class _Parts:
-    chunks: list[Chunk]
-    chunk_vectors: np.ndarray
-    sentences: list[tuple[str, int, int]]
-    sent_vectors: np.ndarray
-    embedded_chunks: int
-    embedded_sentences: int
-    # Each new article's sentence spans, for tagging; then every article's typed spans.
-    new_sentences: dict[str, tuple[tuple[int, int], ...]]
-    annotations: dict[str, list[Span]] | None = None
-
-
 def _flat(text: str) -> str:
     """Collapse whitespace (a sentence broken across lines) before embedding."""
     return " ".join(text.split())
@@ -76,7 +54,7 @@ def _flat(text: str) -> str:
 def _assemble(
     articles: list[Article], old: Index | None, reuse: set[str], embedder: Embedder,
     chunk_size: int, chunk_overlap: int, progress: bool, partial: Path, batch_size: int,
-) -> _Parts:
+) -> Parts:
     """Chunk and split every article; embed the new ones, copy vectors of the reused ones."""
     old_chunk_vectors = old.dense.reconstruct_n(0, old.dense.ntotal) if old and reuse else None  # type: ignore[attr-defined]
     chunks: list[Chunk] = []
@@ -120,7 +98,7 @@ def _assemble(
         pool_into(pending, chunks, chunk_rows, sent_rows, embedder, partial, batch_size, progress)
     chunk_vectors, sent_vectors = _fill([chunk_rows, sent_rows], embedder, progress, partial,
                                         batch_size)
-    return _Parts(
+    return Parts(
         chunks=chunks,
         chunk_vectors=chunk_vectors,
         sentences=sentences,
@@ -144,83 +122,6 @@ def _fill(tables: list[list[np.ndarray | str]], embedder: Embedder, progress: bo
             vectors[i] = next(fresh) if isinstance(row, str) else row
         out.append(vectors)
     return out
-
-
-def _write_folder(index_dir: Path, articles: list[Article], parts: _Parts, meta: dict,
-                  ann_threshold: int) -> Path:
-    """Write every file into a temporary folder, then point CURRENT at it in one rename."""
-    import faiss
-
-    tmp = index_dir / f".tmp-{uuid.uuid4().hex[:12]}"
-    tmp.mkdir()
-    # Exact search up to ann_threshold chunks; beyond, HNSW keeps a query in milliseconds.
-    dense, meta["dense"] = make_dense(parts.chunk_vectors, ann_threshold)
-    # Written by Python, not faiss.write_index, so a full disk is an OSError we can name.
-    (tmp / "dense.faiss").write_bytes(faiss.serialize_index(dense).tobytes())
-    np.save(tmp / "sentence_vectors.npy", parts.sent_vectors)
-    by_source = sorted(articles, key=lambda a: a.source)
-    _write_json(tmp / "articles.json", [asdict(a) for a in by_source])
-    _write_json(tmp / "chunks.json", [[c.source, c.start, c.end] for c in parts.chunks])
-    _write_json(tmp / "sentences.json", parts.sentences)
-    texts = {a.source: a.text for a in articles}
-    (tmp / "terms.json").write_text(
-        TermWeights.build([texts[s][a:b] for s, a, b in parts.sentences]).to_json(), "utf-8"
-    )
-    BM25Index.build([c.text for c in parts.chunks]).save(tmp / "bm25")
-    write_annotations(tmp, meta["nlp"], parts.annotations or {})
-    meta = {
-        **meta,
-        "counts": {"articles": len(articles), "chunks": len(parts.chunks),
-                   "sentences": len(parts.sentences)},
-        "versions": {name: _version(name) for name in _VERSIONED},
-        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "files": {p.relative_to(tmp).as_posix(): file_sha256(p) for p in index_files(tmp)},
-    }
-    _write_json(tmp / "meta.json", meta, indent=2)
-    for p in [*index_files(tmp), tmp / "meta.json"]:
-        with p.open("rb") as fh:
-            os.fsync(fh.fileno())
-    final = index_dir / f"v-{time.strftime('%Y%m%d%H%M%S')}-{tmp.name[5:]}"
-    os.rename(tmp, final)
-    link = index_dir / f".{CURRENT}-{uuid.uuid4().hex[:8]}"
-    os.symlink(final.name, link)
-    os.replace(link, index_dir / CURRENT)
-    _fsync_dir(index_dir)
-    for stale in index_dir.iterdir():
-        if stale.is_dir() and stale != final and stale.name.startswith(("v-", ".tmp-")):
-            shutil.rmtree(stale, ignore_errors=True)
-    return final
-
-
-def _write_json(path: Path, data: object, indent: int | None = None) -> None:
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=indent), "utf-8")
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _version(name: str) -> str | None:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-@contextlib.contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive flock on path, across threads and processes (each call opens its own file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def build_index(
@@ -266,7 +167,7 @@ def build_index(
             parts.annotations = annotate(articles, reused, tagger, parts.new_sentences, progress)
             meta = {"format": FORMAT, **settings, "dim": embedder.dim,
                     "articles": {a.source: a.sha256 for a in articles}}
-            path = _write_folder(index_dir, articles, parts, meta, ann_threshold)
+            path = write_folder(index_dir, articles, parts, meta, ann_threshold)
         except OSError as exc:
             if exc.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
                 raise

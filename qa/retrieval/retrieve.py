@@ -10,10 +10,10 @@ from typing import Literal
 
 import numpy as np
 
-from .chunk import Chunk
-from .embed import Embedder
-from .index import Index
-from .passage import Passage
+from qa.embedding.base import Embedder
+from qa.index.load import Index
+from qa.passage import Passage
+from qa.text.chunk import Chunk
 
 log = logging.getLogger(__name__)
 
@@ -116,3 +116,11 @@ class Retriever:
 def _overlap(a: Chunk, b: Chunk) -> bool:
     """True when two chunks of the same article share characters."""
     return a.source == b.source and a.start < b.end and b.start < a.end
+
+
+def valid_text(text: object) -> object:
+    """Text with lone surrogates as U+FFFD (the tokenizer raises on them); non-text passes through."""
+    # Python decodes bytes that are not UTF-8 in argv to lone surrogates: `qa ask $'\xff'`.
+    if isinstance(text, str) and not text.isascii():
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text

@@ -8,11 +8,11 @@ import sys
 
 import click
 
-from .answer import Answer
-from .config import Config
-from .errors import QAError
-from .passage import Passage
-from .retrieve import MODES
+from qa.answer import Answer
+from qa.config import Config
+from qa.errors import QAError
+from qa.passage import Passage
+from qa.retrieval.retrieve import MODES
 
 
 class UserError(click.ClickException):
@@ -25,7 +25,7 @@ class UserError(click.ClickException):
 
 
 def _engine(ctx: click.Context):  # noqa: ANN202 - returns qa.engine.QA
-    from .engine import QA
+    from qa.engine import QA
 
     return QA(ctx.obj["config"])
 
@@ -223,7 +223,7 @@ def hash_password_cmd(user: str, from_stdin: bool) -> None:
       qa hash-password alice >> users.txt
       printf '%s\\n' "$PASSWORD" | qa hash-password bob --stdin >> users.txt
     """
-    from .auth import hash_password
+    from qa.surfaces.auth import hash_password
 
     if not user.strip() or ":" in user or "," in user or user != user.strip():
         raise UserError(f"user name {user!r} must be non-empty, without ':', ',' or outer spaces")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .lexical import tokenize
+from qa.text.words import tokenize
 
 _PERSON = re.compile(r"\b(he|she|him|her|his|hers)\b", re.IGNORECASE)
 _OTHER = re.compile(r"\b(it|its|they|them|their|this|that|these|those|there|then)\b", re.IGNORECASE)

@@ -8,8 +8,8 @@ import warnings
 from importlib.metadata import version
 from pathlib import Path
 
-from .config import DEFAULT_MODEL
-from .errors import require
+from qa.config import DEFAULT_MODEL
+from qa.errors import require
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def _export_float(path: Path) -> tuple[int, int]:
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
 
-    from .embed import resolve_model
+    from qa.embedding.base import resolve_model
 
     hf_logging.disable_progress_bar()  # the library never prints
     # Eager attention exports as plain MatMul/Softmax, which onnxruntime fuses into its own

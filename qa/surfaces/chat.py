@@ -1,0 +1,182 @@
+"""The Gradio chat: a page to ask, upload and browse articles, and an /ask API, built by build_demo()."""
+
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import gradio as gr
+
+import qa
+from qa.articles.uploads import MAX_UPLOAD_BYTES, may_upload, safe_name
+from qa.surfaces.auth import make_auth
+from qa.surfaces.limits import RateLimited, RateLimiter
+from qa.surfaces.render import CSS, SCROLL_JS, Turn, articles_html, chat_html, status_html
+
+log = logging.getLogger("qa.app")
+# Gradio refuses bigger files before they reach us (and before they fill its temp folder);
+# between this and MAX_UPLOAD_BYTES our own one-line message says what the limit is.
+GRADIO_MAX_FILE = "5mb"
+
+
+# Earlier questions an /ask call may pass: each is answered again to follow the conversation.
+MAX_HISTORY = 10
+
+
+EXAMPLES = [
+    "How many Taliban prisoners will be released each day?",
+    "Who is the Taliban's spokesman?",
+    "How many prisoners did Ashraf Ghani approve for release?",
+]
+
+
+
+def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
+    """The chat interface; the engine (and its model) is created on first use, not on import."""
+    holder: list[qa.QA] = [engine] if engine is not None else []
+    config = engine.config if engine is not None else qa.Config.from_env()
+    llm_url = config.llm_url
+    limiter = RateLimiter(config.rate)
+
+    def get() -> qa.QA:
+        if not holder:
+            holder.append(qa.QA(qa.Config.from_env()))
+        return holder[0]
+
+    def respond(question: str, turns: list[Turn], use_llm: bool = False,
+                request: gr.Request | None = None) -> Iterator[tuple[str, str, list[Turn]]]:
+        """Show the question with a pending reply at once, then the answer (streamed with the LLM)."""
+        turns = list(turns or [])
+        if not question.strip():
+            yield chat_html(get(), turns), question, turns
+            return
+        yield chat_html(get(), turns, pending=question), "", turns
+        history = [(q, a) for q, a in turns if isinstance(a, qa.Answer)]
+        try:
+            limiter.check(_client(request))
+            if use_llm:
+                reply: qa.Answer | str = ""
+                for reply in get().stream_llm(question, history=history):
+                    yield chat_html(get(), turns, pending=question, draft=reply), "", turns
+            else:
+                reply = get().answer(question, history=history)
+        except (qa.QAError, ValueError, RateLimited) as exc:
+            reply = str(exc)
+        turns.append((question, reply))
+        yield chat_html(get(), turns), "", turns
+
+    def upload(file: str | None, request: gr.Request | None = None) -> tuple[str, str]:
+        """Add an uploaded article; every problem becomes a one-line message, never a traceback."""
+        user = request.username if request is not None else None
+        if not may_upload(config, user):
+            log.warning("upload refused: %s may not upload", _client(request))
+            raise gr.Error("Uploads are off for you: the server allows them with QA_UPLOADS=1, "
+                           "or for the users in QA_UPLOADERS.")
+        if not file:
+            return status_html("No file received.", False), articles_html(get())
+        path = Path(file)
+        name = path.name
+        try:
+            # Check the size before reading so a huge file is never loaded into memory.
+            size = path.stat().st_size
+            if size > MAX_UPLOAD_BYTES:
+                raise qa.ArticleError(f"{name}: {size:,} bytes is over the 1 MB limit")
+            get().add_article(name, path.read_bytes())
+        except qa.QAError as exc:
+            log.warning("upload of %r by %s refused: %s", name[:100], _client(request), exc)
+            return status_html(f"Not added: {exc}", False), articles_html(get())
+        except OSError as exc:
+            return status_html(f"Not added: {name}: the upload could not be read ({exc.strerror}); "
+                           "upload it again", False), articles_html(get())
+        added = safe_name(name)
+        title = get().index.articles[added].title
+        log.info("upload of %s (%d bytes) by %s: added", added, size, _client(request))
+        return (status_html(f"Added {added} ({title}); you can ask about it now.", True),
+                articles_html(get()))
+
+    def ask_api(question: str, history: list[str] | None = None,
+                request: gr.Request | None = None) -> dict:
+        """Answer a question (after the previous questions in history) as Answer.to_dict() JSON."""
+        try:
+            limiter.check(_client(request))
+            if history is not None and not (isinstance(history, list)
+                                            and all(isinstance(h, str) for h in history)):
+                raise ValueError("history must be a list of the earlier questions, as text")
+            turns: list[tuple[str, qa.Answer]] = []
+            for previous in (history or [])[-MAX_HISTORY:]:
+                turns.append((previous, get().answer(previous, history=turns)))
+            return get().answer(question, history=turns).to_dict()
+        except (qa.QAError, ValueError, RateLimited) as exc:
+            raise gr.Error(str(exc)) from exc
+
+    def on_load(request: gr.Request | None = None) -> tuple[str, dict]:
+        """The article list, and the upload control for those who may upload."""
+        allowed = may_upload(config, request.username if request is not None else None)
+        return articles_html(get()), gr.update(visible=allowed)
+
+    with gr.Blocks(title="Ask the news") as demo:
+        gr.Markdown("## Ask the news articles\nEvery answer cites the article sentences it comes from; "
+                    "if the articles don't cover a question, it says so.")
+        turns = gr.State([])
+        with gr.Row():
+            with gr.Column(scale=3):
+                chat = gr.HTML(chat_html(None, []), elem_id="qa-chat", css_template=CSS,
+                               js_on_load=SCROLL_JS, min_height=300)
+                with gr.Row():
+                    question = gr.Textbox(placeholder="Ask a question about the articles…", show_label=False,
+                                          scale=5, elem_id="qa-question", max_length=2000)
+                    ask_btn = gr.Button("Ask", variant="primary", scale=1, elem_id="qa-ask")
+                use_llm = gr.Checkbox(False, label=f"Generate answers with the local model ({llm_url}); "
+                                      "every sentence is verified against its citations",
+                                      visible=bool(llm_url), elem_id="qa-llm")
+                with gr.Row():
+                    examples = [gr.Button(q, size="sm", elem_classes="qa-example") for q in EXAMPLES]
+                    new_chat = gr.Button("New chat", size="sm", elem_id="qa-new-chat")
+            with gr.Column(scale=2):
+                articles = gr.HTML("<div>Loading the articles…</div>", elem_id="qa-articles",
+                                   css_template=CSS)
+                # Hidden until on_load knows whether this user may upload.
+                with gr.Column(visible=False) as upload_box:
+                    gr.Markdown("**Add an article** — a .txt or .md file; it is searchable at once.")
+                    upload_btn = gr.UploadButton("Upload a .txt or .md file (up to 1 MB)",
+                                                 elem_id="qa-upload", type="filepath")
+                    status = gr.HTML("", elem_id="qa-status", css_template=CSS)
+
+        private = {"api_visibility": "private"}
+        asking: dict[str, object] = {"fn": respond, "inputs": [question, turns, use_llm],
+                                     "outputs": [chat, question, turns], **private}
+        ask_btn.click(**asking)
+        question.submit(**asking)
+        for button, text in zip(examples, EXAMPLES, strict=True):
+            button.click(_constant(text), outputs=question, **private).then(**asking)
+        new_chat.click(lambda: (chat_html(get(), []), "", []), outputs=[chat, question, turns], **private)
+        # Public so scripts can add articles (gradio_client, handle_file); upload() checks rights.
+        upload_btn.upload(upload, inputs=upload_btn, outputs=[status, articles], api_name="upload")
+        demo.load(on_load, outputs=[articles, upload_box], **private)
+        gr.api(ask_api, api_name="ask")
+    return demo
+
+
+
+def _client(request: gr.Request | None) -> str:
+    """Who is asking, for rate limits and logs: the signed-in user, else the address."""
+    if request is None:
+        return "local"
+    if request.username:
+        return f"user {request.username}"
+    return f"address {request.client.host}" if request.client else "unknown"
+
+
+
+def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: object) -> None:
+    """Serve demo with the sign-in and upload-size settings of config."""
+    demo.launch(server_name=host, server_port=port, auth=make_auth(config), max_file_size=GRADIO_MAX_FILE,
+                state_session_capacity=config.sessions, quiet=True, **kwargs)
+
+
+
+def _constant(value: str) -> Callable[[], str]:
+    """A handler returning value (avoids the late-binding lambda-in-a-loop trap)."""
+    return lambda: value

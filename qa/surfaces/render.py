@@ -1,0 +1,188 @@
+"""The chat page's HTML: answers with their cited sentences highlighted, sources, the article list.
+
+Every piece of text from a question, an answer or an article is escaped here."""
+
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from html import escape
+
+import qa
+
+CONTEXT_CHARS = 220
+
+
+FULL_CHARS = 20_000
+
+
+# A turn is (question, Answer) or (question, error message); only Answers feed follow-ups.
+Turn = tuple[str, "qa.Answer | str"]
+
+
+CSS = """
+.qa-chat{display:flex;flex-direction:column;gap:14px;font-size:15px;line-height:1.5}
+.qa-empty{color:#6b7280;padding:24px;text-align:center;border:1px dashed #d1d5db;border-radius:10px}
+.qa-q{align-self:flex-end;background:#2563eb;color:#fff;padding:8px 12px;border-radius:12px;max-width:85%;
+  white-space:pre-wrap;overflow-wrap:anywhere}
+.qa-a{background:#f9fafb;border:1px solid #e5e7eb;border-radius:12px;padding:10px 14px;color:#111827}
+.qa-a.qa-not-covered{background:#fffbeb;border:1px solid #f59e0b}
+.qa-a.qa-error{background:#fef2f2;border:1px solid #ef4444;color:#991b1b}
+.qa-a.qa-pending{color:#6b7280;font-style:italic}
+.qa-cite{color:#2563eb;font-weight:600;font-size:.85em}
+.qa-short{margin:0 0 4px}
+.qa-timing{color:#9ca3af;font-size:12px;margin-top:4px}
+.qa-notice{color:#92400e;font-size:13px;margin:0 0 4px}
+.qa-sources{margin-top:8px;display:flex;flex-direction:column;gap:8px}
+.qa-source{border-left:3px solid #93c5fd;padding:2px 0 2px 10px}
+.qa-not-covered .qa-source{border-left-color:#fcd34d}
+.qa-src-title{font-weight:600;font-size:14px}
+.qa-file{font-family:monospace;font-weight:400;color:#6b7280;font-size:12px;margin-left:6px}
+.qa-snippet{margin:2px 0;color:#374151;font-size:14px;white-space:pre-wrap;overflow-wrap:anywhere}
+.qa-article{max-height:260px;overflow:auto;white-space:pre-wrap;font-size:13px;background:#fff;
+  border:1px solid #e5e7eb;padding:8px;border-radius:6px;overflow-wrap:anywhere}
+.qa-chat mark{background:#fde68a;color:inherit;padding:0 1px}
+.qa-chat mark .qa-span{background:#fbbf24;border-radius:2px}
+.qa-chat summary{cursor:pointer;color:#2563eb;font-size:13px}
+.qa-status-ok{color:#166534}.qa-status-error{color:#b91c1c;font-weight:600}
+.qa-articles{width:100%;font-size:13px;border-collapse:collapse}
+.qa-articles td,.qa-articles th{padding:3px 6px;border-bottom:1px solid #e5e7eb;text-align:left;
+  vertical-align:top}
+"""
+
+
+# Opening "Read the whole article" scrolls the cited sentence into view inside its box;
+# `toggle` does not bubble, so listen in the capture phase on the chat container.
+SCROLL_JS = """
+element.addEventListener('toggle', (e) => {
+  const box = e.target.querySelector && e.target.querySelector('.qa-article');
+  const mark = box && box.querySelector('mark');
+  if (e.target.open && mark) box.scrollTop = mark.offsetTop - box.offsetTop - box.clientHeight / 3;
+}, true);
+"""
+
+
+
+def _esc(text: str) -> str:
+    """HTML-escape untrusted text; also neutralise Markdown link syntax for any Markdown renderer."""
+    return escape(text, quote=True).replace("[", "&#91;").replace("]", "&#93;")
+
+
+
+def _highlight(text: str, start: int, end: int, lo: int, hi: int,
+               span: tuple[int, int] | None = None) -> str:
+    """text[lo:hi] escaped, with text[start:end] inside <mark> and the short answer's span in bold."""
+    if span is not None and start <= span[0] < span[1] <= end:
+        inner = (_esc(text[start:span[0]]) + '<strong class="qa-span">' + _esc(text[span[0]:span[1]])
+                 + "</strong>" + _esc(text[span[1]:end]))
+    else:
+        inner = _esc(text[start:end])
+    return _esc(text[lo:start]) + "<mark>" + inner + "</mark>" + _esc(text[end:hi])
+
+
+
+def _snippet(text: str, start: int, end: int, span: tuple[int, int] | None = None) -> str:
+    """The cited sentence highlighted, with some context cut at word boundaries."""
+    lo, hi = max(0, start - CONTEXT_CHARS), min(len(text), end + CONTEXT_CHARS)
+    if lo > 0:
+        lo = text.find(" ", lo, start) + 1 or lo
+    if hi < len(text):
+        hi = text.rfind(" ", end, hi) if text.rfind(" ", end, hi) > 0 else hi
+    body = _highlight(text, start, end, lo, hi, span)
+    return ("…" if lo > 0 else "") + body + ("…" if hi < len(text) else "")
+
+
+
+def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True,
+                 short: qa.Passage | None = None) -> str:
+    """One source: title, file name, the passage with the sentence marked, and the whole article."""
+    article = engine.index.articles.get(p.source)
+    label = f"[{n}] " if n else ""
+    head = (f'<div class="qa-src-title">{label}{_esc(p.title)}'
+            f'<span class="qa-file">{_esc(p.source)}</span></div>')
+    if article is None or article.text[p.start:p.end] != p.text:
+        return f'<div class="qa-source">{head}<div class="qa-snippet">{_esc(p.text)}</div></div>'
+    text = article.text
+    span = (short.start, short.end) if short is not None and short.source == p.source else None
+    snippet = _snippet(text, p.start, p.end, span) if mark else _esc(p.text)
+    # A huge article is cut to a window around the sentence: every turn re-sends its HTML.
+    lo, hi = max(0, p.start - FULL_CHARS), min(len(text), p.end + FULL_CHARS)
+    full = (("…" if lo else "") + _highlight(text, p.start, p.end, lo, hi, span)
+            + ("…" if hi < len(text) else ""))
+    return (f'<div class="qa-source">{head}<div class="qa-snippet">{snippet}</div>'
+            f'<details><summary>Read the whole article</summary><div class="qa-article">{full}</div>'
+            "</details></div>")
+
+
+
+def _ms(value: float) -> str:
+    """Milliseconds, with a decimal when small so a fast step doesn't read as 0 ms."""
+    return f"{value:.1f} ms" if value < 10 else f"{value:.0f} ms"
+
+
+
+def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
+    """The answer bubble: text with [n] markers, bold short answer, timing line and sources."""
+    llm = answer.timings.get("llm_ms")
+    model = f" · local model {_ms(llm)}" if llm is not None else ""
+    dropped = f" · {len(answer.dropped)} generated sentence(s) dropped" if answer.dropped else ""
+    timing = (f'<div class="qa-timing">retrieval {_ms(answer.timings.get("retrieve_ms", 0.0))} · '
+              f'answer {_ms(answer.timings.get("answer_ms", 0.0))}{model}{dropped}</div>')
+    if not answer.answered:
+        closest = "".join(_source_html(engine, None, p, mark=False) for p in answer.passages[:3])
+        why = _esc(answer.notice) if answer.notice else \
+            "Nothing in the indexed articles answers this well enough."
+        return (f'<div class="qa-a qa-not-covered"><div><b>⚠ {_esc(answer.text)}</b></div>'
+                f"<div>{why} Closest passages:</div>"
+                f'<div class="qa-sources">{closest}</div>{timing}</div>')
+    body = _esc(answer.text)
+    if answer.short and _esc(answer.short) in body:
+        body = body.replace(_esc(answer.short), f"<strong>{_esc(answer.short)}</strong>", 1)
+    body = re.sub(r"&#91;(\d+)&#93;", r'<span class="qa-cite">[\1]</span>', body)
+    short = f'<p class="qa-short">Short answer: <strong>{_esc(answer.short)}</strong></p>' \
+        if answer.short else ""
+    if answer.notice:
+        short = f'<p class="qa-notice">{_esc(answer.notice)}</p>{short}'
+    sources = "".join(_source_html(engine, n, c, short=answer.short_span)
+                      for n, c in enumerate(answer.citations, 1))
+    kind = "qa-answered qa-generated" if answer.method == "llm" else "qa-answered"
+    return (f'<div class="qa-a {kind}">{short}<div>{body}</div>{timing}'
+            f'<div class="qa-sources"><div class="qa-src-title">Sources</div>{sources}</div></div>')
+
+
+
+def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = None,
+              draft: qa.Answer | None = None) -> str:
+    """The whole conversation as HTML built here, every piece of text escaped."""
+    parts = []
+    for question, reply in turns:
+        parts.append(f'<div class="qa-q">{_esc(question)}</div>')
+        parts.append(answer_html(engine, reply) if engine and isinstance(reply, qa.Answer)
+                     else f'<div class="qa-a qa-error">{_esc(reply)}</div>')
+    if pending is not None and draft is not None and engine:
+        # A generated answer still streaming: only its verified sentences so far.
+        parts.append(f'<div class="qa-q">{_esc(pending)}</div>{answer_html(engine, draft)}')
+    elif pending is not None:
+        parts.append(f'<div class="qa-q">{_esc(pending)}</div>'
+                     '<div class="qa-a qa-pending">Searching the articles…</div>')
+    if not parts:
+        parts.append('<div class="qa-empty">Ask a question about the news articles, '
+                     "or click an example below.</div>")
+    return f'<div class="qa-chat">{"".join(parts)}</div>'
+
+
+
+def articles_html(engine: qa.QA) -> str:
+    """A table of the indexed articles: title, file name and number of chunks."""
+    chunks = Counter(c.source for c in engine.index.chunks)
+    rows = "".join(f"<tr><td>{_esc(a.title)}</td><td class='qa-file'>{_esc(a.source)}</td>"
+                   f"<td>{chunks[a.source]}</td></tr>"
+                   for a in sorted(engine.index.articles.values(), key=lambda a: a.source))
+    return (f"<div><b>{len(engine.index.articles)} articles indexed</b></div><table class='qa-articles'>"
+            f"<tr><th>Title</th><th>File</th><th>Chunks</th></tr>{rows}</table>")
+
+
+
+def status_html(message: str, ok: bool) -> str:
+    return f'<div class="qa-status-{"ok" if ok else "error"}">{_esc(message)}</div>'
