@@ -25,9 +25,14 @@ class UserError(click.ClickException):
 
 
 def _engine(ctx: click.Context):  # noqa: ANN202 - returns qa.engine.QA
+    from qa.embedding.export import exported
+    from qa.embedding.onnx_runtime import onnx_available
     from qa.engine import QA
 
-    return QA(ctx.obj["config"])
+    config = ctx.obj["config"]
+    if onnx_available(config.model) and not exported(config.cache_dir):
+        click.echo("Exporting the embedding model to ONNX, once per machine (about 5 s)…", err=True)
+    return QA(config)
 
 
 def _run(fn, *args, **kwargs):  # noqa: ANN001, ANN202
@@ -74,6 +79,9 @@ def _print_answer(result: Answer, streamed: str = "") -> None:
 def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: bool) -> None:
     """Ask questions about news articles; every answer sentence is cited.
 
+    The articles folder is seeds/ and the index index/ in the project folder: the nearest
+    folder from here upwards that holds seeds/ (or QA_HOME), so qa runs from any subfolder.
+
     \b
     Examples:
       qa build
@@ -83,8 +91,9 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
       qa chat
       qa hash-password alice >> users.txt     (then QA_AUTH_FILE=users.txt python app.py)
     """
-    logging.basicConfig(level=logging.INFO if verbose else logging.ERROR,
-                        format="%(levelname)s %(name)s: %(message)s")
+    # Our warnings (a skipped empty file) always show; -v adds our progress, not libraries' chatter.
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("qa").setLevel(logging.INFO if verbose else logging.WARNING)
     try:
         config = Config.from_env(seeds_dir=seeds, index_dir=index_dir)
     except ValueError as exc:
@@ -116,7 +125,7 @@ def build(ctx: click.Context, force: bool) -> None:
 
 @main.command()
 @click.argument("question")
-@click.option("-k", default=5, show_default=True, help="Number of passages.")
+@click.option("-k", default=5, show_default=True, type=click.IntRange(min=1), help="Number of passages.")
 @click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the passages as JSON.")
 @click.pass_context
