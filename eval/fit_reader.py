@@ -23,6 +23,7 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from eval.paths import benchmark_dir  # noqa: E402
 from qa import QA, Config  # noqa: E402
 from qa.reading import question as qmod  # noqa: E402
 from qa.reading import reader as rmod  # noqa: E402
@@ -30,14 +31,14 @@ from qa.reading.candidates import normalise  # noqa: E402
 from qa.reading.question import ask  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
-BACK = ROOT.parent / "shared" / "benchmarks" / "realtimeqa-backnumber" / "questions.jsonl.gz"
 WORK = Path(__file__).parent / "results" / "cache" / "backnumber"
 RESULTS = Path(__file__).parent / "results" / "reader_fit.json"
 FOLDS = 5
 
 
-def load(path: Path = BACK, limit: int | None = None) -> list[dict]:
+def load(path: Path | None = None, limit: int | None = None) -> list[dict]:
     """Back-number questions with an evidence passage: id, question, gold answer, plain-text passage."""
+    path = path or benchmark_dir("realtimeqa-backnumber") / "questions.jsonl.gz"
     rows = []
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         for line in fh:

@@ -14,6 +14,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from eval import metrics as m
+from eval.paths import eval_articles
 from qa import QA, Answer, Config, Embedder, Passage
 from qa.reading import coverage
 from qa.reading.question import ask
@@ -34,7 +35,7 @@ def load_questions(path: Path = QUESTIONS, limit: int | None = None) -> list[dic
 def temp_engine(seeds: Path, embedder: Embedder | None = None, **config: object) -> Iterator[QA]:
     """A QA engine over a private copy of seeds with its own index in a temp dir (never index/)."""
     with tempfile.TemporaryDirectory(prefix="qa-eval-") as tmp:
-        shutil.copytree(seeds, Path(tmp) / "seeds")
+        shutil.copytree(seeds, Path(tmp) / "seeds", ignore=shutil.ignore_patterns("SHA256SUMS"))
         cfg = Config.from_env(seeds_dir=Path(tmp) / "seeds", index_dir=Path(tmp) / "index", **config)
         engine = QA(cfg, embedder=embedder)
         engine.build()
@@ -149,13 +150,13 @@ def summarize(records: list[dict]) -> dict[str, float]:
     return out
 
 
-def run(modes: list[str], limit: int | None = None, seeds: Path = ROOT / "seeds") -> dict:
+def run(modes: list[str], limit: int | None = None, seeds: Path | None = None) -> dict:
     """Per-mode summaries and per-question records for the question set."""
     questions = load_questions(limit=limit)
     # No embedder passed: the engine loads the model exactly as the product does (the seeds are
     # small, so there is nothing worth caching), and a fresh engine per mode means latency
     # includes embedding the question and no mode profits from another's query cache.
-    with temp_engine(seeds) as built:
+    with temp_engine(seeds or eval_articles()) as built:
         bar = tqdm(total=len(questions) * len(modes), desc="questions", unit="q", mininterval=2)
         records = {}
         for mode in modes:

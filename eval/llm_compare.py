@@ -22,6 +22,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from eval.harness import ROOT, evidence_spans, load_questions, score_answer, temp_engine
+from eval.paths import eval_articles
 from qa import QA, Answer
 from qa.generation.verify import split_generated
 
@@ -126,7 +127,7 @@ def main() -> None:
     questions = load_questions(limit=args.limit)
     url = os.environ.get("QA_LLM_URL", "")
     with (nullcontext(url) if url else llama_server(_require_gguf())) as url:
-        with temp_engine(ROOT / "seeds", llm_url=url, llm_timeout=args.timeout) as engine:
+        with temp_engine(eval_articles(), llm_url=url, llm_timeout=args.timeout) as engine:
             result = compare(engine, questions)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")

@@ -28,3 +28,39 @@ def add_publish(parser: argparse.ArgumentParser) -> None:
     """The --publish flag every eval command takes."""
     parser.add_argument("--publish", action="store_true",
                         help="write into eval/results/ (the published figures) instead of eval/runs/")
+
+
+class MissingData(Exception):
+    """A benchmark folder that is not on this machine; the message says where it is looked for."""
+
+
+def benchmark_dir(name: str) -> Path:
+    """A benchmark's folder: QA_RTQA_DIR for realtimeqa-2022, else QA_BENCHMARKS_DIR/NAME.
+
+    QA_BENCHMARKS_DIR defaults to ../shared/benchmarks beside the repository, where the team's
+    machines keep RealTime QA (https://github.com/realtimeqa/realtimeqa_public, read in place).
+    """
+    override = os.environ.get("QA_RTQA_DIR") if name == "realtimeqa-2022" else None
+    base = Path(os.environ.get("QA_BENCHMARKS_DIR") or ROOT.parent / "shared" / "benchmarks")
+    folder = Path(override) if override else base / name
+    if not folder.is_dir():
+        variable = "QA_RTQA_DIR" if name == "realtimeqa-2022" else "QA_BENCHMARKS_DIR"
+        raise MissingData(f"benchmark folder {folder} not found: set {variable} to where {name} is "
+                          "(RealTime QA, github.com/realtimeqa/realtimeqa_public)")
+    return folder
+
+
+ARTICLES = ROOT / "eval" / "articles"  # the fixed copy of the articles the question set is about
+
+
+def eval_articles() -> Path:
+    """The question set's articles, checked against eval/articles/SHA256SUMS before any run."""
+    import hashlib
+
+    for line in (ARTICLES / "SHA256SUMS").read_text("utf-8").splitlines():
+        digest, name = line.split(maxsplit=1)
+        path = ARTICLES / name
+        if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+            raise MissingData(f"{path} is missing or changed: the questions are scored against these "
+                              "exact articles; restore it with `git checkout eval/articles`")
+    return ARTICLES

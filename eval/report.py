@@ -30,6 +30,16 @@ def table(summary: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
+def calibration_text(calibration: dict) -> str:
+    """The fitted refusal thresholds, and their out-of-fold figures."""
+    b, cv = calibration["best"], calibration["cross_validated"]
+    return (f"Fitted on the whole set: min_evidence = **{b['min_evidence']}**, hinge_evidence = "
+            f"**{b['hinge_evidence']}** (refusal recall {b['refusal_recall']:.3f}, false refusals "
+            f"{b['false_refusal_rate']:.3f}). Out of fold ({cv['folds']} folds, thresholds fitted on "
+            f"the other folds): refusal recall **{cv['refusal_recall']:.3f}**, false refusals "
+            f"**{cv['false_refusal_rate']:.3f}**.")
+
+
 def plots(result: dict, out: Path) -> list[str]:
     """Hit@k per retriever and the latency distribution, as PNG files; their names."""
     summary, records = result["summary"], result["records"]
@@ -53,9 +63,8 @@ def plots(result: dict, out: Path) -> list[str]:
     return ["hit_at_k.png", "latency.png"]
 
 
-def rtqa_section(rt: dict) -> str:
-    """The RealTime QA results next to the published baselines."""
-    s = rt["summary"]
+def rtqa_section(s: dict) -> str:
+    """The RealTime QA results (a run's summary) next to the published baselines."""
     took = f"{s['seconds'] / 60:.1f} min" if s.get("seconds") else "partial run"
     lines = [f"## RealTime QA 2022 ({s['questions']} questions, {s['scored']} scored open-ended, {took})", "",
              "| system | MC accuracy | open EM | open F1 |", "|---|---|---|---|"]
@@ -74,34 +83,59 @@ def rtqa_section(rt: dict) -> str:
     return "\n".join(lines)
 
 
-def write(result: dict, out: Path, calibration: dict | None = None, rtqa: dict | None = None) -> Path:
-    """Write results.json and report.md (with plots) into out; return the report's path."""
-    out.mkdir(parents=True, exist_ok=True)
-    # RealTime QA records quote the benchmark's articles and answers: only the summary is kept
-    # here; the records stay in the git-ignored eval/results/cache/.
-    payload = {**result, "calibration": calibration, "rtqa": rtqa and {"summary": rtqa["summary"]}}
-    (out / "results.json").write_text(json.dumps(payload, indent=1, default=str), encoding="utf-8")
+def _load(folder: Path, name: str) -> dict | None:
+    path = folder / name
+    return json.loads(path.read_text("utf-8")) if path.is_file() else None
+
+
+def _flat(data: dict, prefix: str = "") -> list[str]:
+    """The numbers of a results file, one `key: value` line each (lists and long texts left out)."""
+    lines = []
+    for key, value in data.items():
+        if isinstance(value, dict):
+            lines += _flat(value, f"{prefix}{key}.")
+        elif isinstance(value, bool | int | float) or (isinstance(value, str) and len(value) < 60):
+            shown = f"{value:.4g}" if isinstance(value, float) else value
+            lines.append(f"- {prefix}{key}: {shown}")
+    return lines
+
+
+# Results files reported as their figures, one per line: (file, section title).
+OTHER = [("reader_fit.json", "Reader fit on RealTime QA back numbers (out of fold)"),
+         ("bench.json", "Speed on the eval articles (`python -m eval bench`)"),
+         ("build_tagging.json", "Build with tagging, 1,000 RealTime QA passages"),
+         ("load.json", "Chat under load (`python -m eval load`)"),
+         ("faults.json", "Faults (`python -m eval faults`)"),
+         ("cluster.json", "Ray cluster (`make cluster-bench`)"),
+         ("formats.json", "Article formats")]
+
+
+def write(folder: Path) -> Path:
+    """Write report.md (and its plots) from every results file in folder; return its path."""
     parts = ["# Evaluation report", "",
-             f"Hand-written set: {next(iter(result['summary'].values()))['questions']} questions "
-             f"over seeds/, min_evidence={result['min_evidence']}. Retrieval and answer metrics are over "
-             "answerable questions; refusal metrics treat \"not covered\" as the positive class.", "",
-             table(result["summary"]), ""]
-    parts += [f"![{name}]({name})" for name in plots(result, out)]
-    if calibration:
-        b, cv = calibration["best"], calibration["cross_validated"]
-        parts += ["", "## Refusal thresholds (hybrid)", "",
-                  f"Fitted on the whole set: min_evidence = **{b['min_evidence']}**, hinge_evidence = "
-                  f"**{b['hinge_evidence']}** (refusal recall {b['refusal_recall']:.3f}, false refusals "
-                  f"{b['false_refusal_rate']:.3f}). Out of fold ({cv['folds']} folds, thresholds fitted on "
-                  f"the other folds): refusal recall **{cv['refusal_recall']:.3f}**, false refusals "
-                  f"**{cv['false_refusal_rate']:.3f}**.", "",
-                  "A question is refused below min_evidence, when it asks for a count, sum or share "
-                  "that no retrieved sentence holds, or when it names something no retrieved passage "
-                  "mentions and its evidence is below hinge_evidence. To apply new values: "
-                  "`.venv/bin/python -m eval --calibrate`, then set them in qa/config.py or export "
-                  "`QA_MIN_EVIDENCE` and `QA_HINGE_EVIDENCE`."]
-    if rtqa:
-        parts += ["", rtqa_section(rtqa)]
-    report = out / "report.md"
+             f"Built by `python -m eval` from the results files in `{folder.name}/`.", ""]
+    if result := _load(folder, "results.json"):
+        parts += ["## Hand-written set", "",
+                  f"{next(iter(result['summary'].values()))['questions']} questions over eval/articles/, "
+                  f"min_evidence={result['min_evidence']}. Retrieval and answer metrics are over "
+                  "answerable questions; refusal metrics treat \"not covered\" as the positive class.",
+                  "", table(result["summary"]), ""]
+        if result.get("records"):
+            parts += [f"![{name}]({name})" for name in plots(result, folder)]
+        if result.get("calibration"):
+            parts += ["", "### Refusal thresholds (hybrid)", "", calibration_text(result["calibration"])]
+    if rt := _load(folder, "realtimeqa.json"):
+        parts += ["", rtqa_section(rt["summary"])]
+    if scale := _load(folder, "scale.json"):
+        from eval.scale_report import summary
+
+        parts += ["", "## Scale (`python -m eval scale`)", "", "```", summary(scale), "```"]
+    if llm := _load(folder, "llm_compare.json"):
+        parts += ["", "## Generative answers against extractive ones (`python -m eval llm`)", "",
+                  *_flat({k: v for k, v in llm.items() if k != "rows"})]
+    for name, title in OTHER:
+        if data := _load(folder, name):
+            parts += ["", f"## {title}", "", *_flat(data)]
+    report = folder / "report.md"
     report.write_text("\n".join(parts) + "\n", encoding="utf-8")
     return report

@@ -14,6 +14,7 @@ import numpy as np
 from tqdm import tqdm
 
 from eval import metrics as m
+from eval.paths import benchmark_dir
 from qa import QA, Config, Embedder
 from qa.reading.candidates import normalise
 from qa.reading.reader import Reading
@@ -32,7 +33,7 @@ W_IN_PASSAGES = 0.3
 
 def rtqa_dir() -> Path:
     """The benchmark folder: $QA_RTQA_DIR, else ../shared/benchmarks/realtimeqa-2022 beside the repo."""
-    return Path(os.environ.get("QA_RTQA_DIR") or ROOT.parent / "shared" / "benchmarks" / "realtimeqa-2022")
+    return benchmark_dir("realtimeqa-2022")
 
 
 def _read(path: Path) -> list[dict]:

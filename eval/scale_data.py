@@ -10,8 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
+from eval.paths import benchmark_dir
+
 ROOT = Path(__file__).resolve().parent.parent
-RTQA = ROOT.parent / "shared/benchmarks/realtimeqa-2022"
 
 
 def rss_mb() -> float:
@@ -30,7 +31,8 @@ def rtqa_articles(passages: int, chunk_size: int = 600, chunk_overlap: int = 120
     seen: set[str] = set()
     articles: list[Article] = []
     total = 0
-    with gzip.open(RTQA / "search_results.jsonl.gz", "rt", encoding="utf-8") as fh:
+    source = benchmark_dir("realtimeqa-2022") / "search_results.jsonl.gz"
+    with gzip.open(source, "rt", encoding="utf-8") as fh:
         for line in fh:
             for result in json.loads(line)["search_result"]:
                 text = normalize_text(result.get("text") or "").strip()
@@ -49,7 +51,7 @@ def rtqa_articles(passages: int, chunk_size: int = 600, chunk_overlap: int = 120
 
 def rtqa_questions(limit: int) -> list[str]:
     """The first `limit` RealTime QA question sentences."""
-    with gzip.open(RTQA / "questions.jsonl.gz", "rt", encoding="utf-8") as fh:
+    with gzip.open(benchmark_dir("realtimeqa-2022") / "questions.jsonl.gz", "rt", encoding="utf-8") as fh:
         return [json.loads(line)["question_sentence"] for line in fh][:limit]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,12 @@ import pytest
 from eval import rtqa
 from eval.__main__ import main
 from eval.cache import CachingEmbedder
+from eval.paths import RESULTS, MissingData
+
+try:
+    HAVE_RTQA = (rtqa.rtqa_dir() / "questions.jsonl.gz").exists()
+except MissingData:
+    HAVE_RTQA = False
 
 KEYS = ["article_hit@1", "article_hit@3", "article_hit@5", "article_mrr@10", "article_ndcg@10",
         "evidence_hit@1", "evidence_hit@5", "evidence_mrr@10", "evidence_ndcg@10", "contains", "f1",
@@ -17,20 +24,26 @@ KEYS = ["article_hit@1", "article_hit@3", "article_hit@5", "article_mrr@10", "ar
 
 
 @pytest.mark.slow
-def test_harness_smoke(tmp_path: Path) -> None:
-    assert main(["--limit", "3", "--modes", "hybrid,bm25", "--out", str(tmp_path)]) == 0
+def test_harness_smoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QA_EVAL_OUT", str(tmp_path))
+    (tmp_path / "realtimeqa.json").write_text((RESULTS / "realtimeqa.json").read_text())
+    published = {p: p.stat().st_mtime_ns for p in RESULTS.glob("*.json")}
+    assert main(["quality", "--limit", "3", "--modes", "hybrid,bm25"]) == 0
+    assert {p: p.stat().st_mtime_ns for p in RESULTS.glob("*.json")} == published  # not --publish
     result = json.loads((tmp_path / "results.json").read_text())
     for mode in ("hybrid", "bm25"):
         summary = result["summary"][mode]
         for key in KEYS:
             assert 0.0 <= summary[key] <= 1.0, (mode, key)
         assert summary["latency_p95_ms"] >= summary["latency_p50_ms"] > 0
-    assert (tmp_path / "report.md").read_text().startswith("# Evaluation report")
+    report = (tmp_path / "report.md").read_text()
+    assert report.startswith("# Evaluation report")
+    assert "## RealTime QA 2022" in report  # the report keeps every section whose results exist
     assert (tmp_path / "hit_at_k.png").stat().st_size > 0
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (rtqa.rtqa_dir() / "questions.jsonl.gz").exists(), reason="no RealTime QA data")
+@pytest.mark.skipif(not HAVE_RTQA, reason="no RealTime QA data")
 def test_rtqa_two_questions(tmp_path: Path, real_qa) -> None:  # noqa: ANN001 - conftest fixture
     questions = rtqa.load(limit=2)
     assert len(questions) == 2 and all(q["gold"] in q["choices"] for q in questions)
@@ -47,3 +60,36 @@ def test_rtqa_two_questions(tmp_path: Path, real_qa) -> None:  # noqa: ANN001 - 
     before = embedder.misses
     rtqa.ask(questions[0], embedder, min_evidence=0.42)
     assert embedder.misses == before
+
+
+def test_missing_benchmark_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # noqa: ANN001
+    monkeypatch.setenv("QA_RTQA_DIR", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("QA_EVAL_OUT", str(tmp_path / "runs"))
+    assert main(["realtimeqa"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: benchmark folder") and "QA_RTQA_DIR" in err and "\n" not in err
+
+
+def test_eval_articles_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from eval import paths
+
+    copy = tmp_path / "articles"
+    shutil.copytree(paths.ARTICLES, copy)
+    monkeypatch.setattr(paths, "ARTICLES", copy)
+    assert paths.eval_articles() == copy
+    first = sorted(copy.glob("*.txt"))[0]
+    first.write_text(first.read_text() + " An extra sentence.")
+    with pytest.raises(MissingData, match="missing or changed"):
+        paths.eval_articles()
+
+
+def test_docs_quote_the_published_results() -> None:
+    """Every figures block in the README and docs/ is what eval/figures.py writes from eval/results/."""
+    from eval import figures
+
+    blocks = 0
+    for doc in figures.DOCS:
+        text = doc.read_text("utf-8")
+        blocks += text.count("<!-- figures:")
+        assert figures.render(text) == text, f"{doc.name}: run `python -m eval report --publish`"
+    assert blocks >= 4
