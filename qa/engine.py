@@ -181,17 +181,18 @@ class QA:
         """A cited answer, or answered=False when the (dated since..until) articles don't cover it."""
         return self.answerer.answer(valid_text(question), history, mode, day(since), day(until))
 
-    def stream_llm(self, question: str, history: Sequence[object] | None = None) -> Iterator[Answer]:
+    def stream_llm(self, question: str, history: Sequence[object] | None = None, since: object = None,
+                   until: object = None) -> Iterator[Answer]:
         """Provisional generative answers (verified sentences so far), the final answer last."""
-        return stream_answer(self, valid_text(question), history)
+        return stream_answer(self, valid_text(question), history, since, until)
 
     def answer_llm(self, question: str, history: Sequence[object] | None = None,
-                   on_partial: Callable[[Answer], None] | None = None) -> Answer:
+                   on_partial: Callable[[Answer], None] | None = None, since: object = None,
+                   until: object = None) -> Answer:
         """A generated answer whose every sentence is verified, or the extractive one with a notice."""
         final = None
-        for final in self.stream_llm(question, history):
-            if on_partial is not None:
-                on_partial(final)
+        for final in self.stream_llm(question, history, since, until):
+            (on_partial or (lambda _: None))(final)
         assert final is not None
         return final
 

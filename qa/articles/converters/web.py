@@ -21,7 +21,8 @@ def html_text(name: str, html: str | bytes) -> Extracted:
     text = "\n\n".join(line.strip() for line in (fields.get("text") or "").splitlines() if line.strip())
     if not any(ch.isalnum() for ch in text):
         raise ArticleError(f"{name}: no main text found in the page (only menus, links or scripts?)")
-    author = clean(fields.get("author"))
+    # A page without a byline is credited to its site ("Reuters").
+    author = clean(fields.get("author")) or clean(fields.get("sitename"))
     return Extracted(text + "\n", clean(fields.get("title")), iso_date(fields.get("date")),
                      author.replace(";", ",") if author else None, clean(fields.get("url")))
 
