@@ -33,7 +33,7 @@ def _span(index: Index, reading: Reading, sentence: int, min_short: float) -> Sp
 def latest_first(index: Index, scored: Sequence[Scored], facts: list[list[Scored]], reading: Reading,
                  span: Passage | None, min_short: float, make: type,
                  ) -> tuple[list[list[Scored]], Passage | None]:
-    """The facts with a more recent article's answer (if one disagrees) first, then newest to oldest.
+    """The facts, with a dated article that answers differently added, ordered newest to oldest.
 
     ``make`` builds a scored sentence (sentence, score, short); the short answer follows the lead.
     """
@@ -46,13 +46,16 @@ def latest_first(index: Index, scored: Sequence[Scored], facts: list[list[Scored
     vectors = index.sent_vectors
     rivals = [s for s in scored[1:12]
               if s.score >= NEAR * best and s.sentence not in cited
-              and (d := _date(index, s.sentence)) is not None and d > newest
+              and (d := _date(index, s.sentence)) is not None and d != newest
               and (_span(index, reading, s.sentence, 0.0) is not None if lead.short is not None
                    else float(vectors[s.sentence] @ vectors[lead.sentence]) >= SIMILAR)]
     if rivals:
-        rival = max(rivals, key=lambda s: (_date(index, s.sentence), s.score))
+        # A newer answer leads; else the older one follows, so the change over time is told.
+        newer = [s for s in rivals if (_date(index, s.sentence) or "") > newest]
+        rival = max(newer or rivals, key=lambda s: (_date(index, s.sentence), s.score))
         found = _span(index, reading, rival.sentence, min_short)
-        facts = [[make(rival.sentence, rival.score, found.candidate.text if found else None)], *facts]
+        added = [make(rival.sentence, rival.score, found.candidate.text if found else None)]
+        facts = [added, *facts] if newer else [*facts, added]
     leads = {_date(index, g[0].sentence) for g in facts}
     if len(leads - {None}) < 2:
         return facts, span

@@ -47,7 +47,9 @@ def convert(name: str, data: bytes) -> list[Extracted]:
         if not any(ch.isalnum() for ch in text):
             continue
         date = iso_date(entry.get("published_parsed") or entry.get("updated_parsed"))
-        author = clean(entry.get("author")) or author_default
+        # RSS writes "desk@example.org (Wire desk)": feedparser's author_detail holds the name alone.
+        author = clean((entry.get("author_detail") or {}).get("name")) or clean(entry.get("author")) \
+            or author_default
         out.append(Extracted(text, title, date, author, clean(entry.get("link")), entry=n))
     if not out:
         raise ArticleError(f"{name}: no entry of the feed has any text")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from qa.articles.converters import Extracted, clean, iso_date
 from qa.errors import ArticleError
 
+MIN_WORDS = 8
+
 
 def html_text(name: str, html: str | bytes) -> Extracted:
     """The main text and metadata of one HTML document, or ArticleError when it has no main text."""
@@ -19,7 +21,8 @@ def html_text(name: str, html: str | bytes) -> Extracted:
     fields = doc if isinstance(doc, dict) else (doc.as_dict() if doc is not None else {})
     # One paragraph per line in trafilatura's text; a blank line between keeps a headline its own sentence.
     text = "\n\n".join(line.strip() for line in (fields.get("text") or "").splitlines() if line.strip())
-    if not any(ch.isalnum() for ch in text):
+    # trafilatura falls back to whatever text there is, a menu's "Home" included: too few words is none.
+    if len(text.split()) < MIN_WORDS:
         raise ArticleError(f"{name}: no main text found in the page (only menus, links or scripts?)")
     # A page without a byline is credited to its site ("Reuters").
     author = clean(fields.get("author")) or clean(fields.get("sitename"))
