@@ -4,6 +4,7 @@ file, RSS and Atom feeds, and the PDFs that must be refused (encrypted, image-on
 from __future__ import annotations
 
 import io
+from datetime import UTC
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
@@ -95,12 +96,12 @@ ENTRIES = [
 def rss(folder: Path, name: str = "wire.rss") -> Path:
     """An RSS 2.0 feed file with three entries whose descriptions are HTML."""
     import email.utils
-    from datetime import datetime, timezone
+    from datetime import datetime
     from html import escape
 
     items = "".join(
         f"<item><title>{t}</title><link>{u}</link><author>desk@example.org (Wire desk)</author>"
-        f"<pubDate>{email.utils.format_datetime(datetime.fromisoformat(d).replace(tzinfo=timezone.utc))}"
+        f"<pubDate>{email.utils.format_datetime(datetime.fromisoformat(d).replace(tzinfo=UTC))}"
         f"</pubDate><description>{escape(body)}</description></item>" for t, d, u, body in ENTRIES)
     path = folder / name
     path.write_text(f'<?xml version="1.0"?><rss version="2.0"><channel><title>Wire</title>'

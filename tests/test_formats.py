@@ -80,7 +80,7 @@ def _refusal(fake_qa: qa.QA, path: Path) -> str:
     return message
 
 
-def test_unreadable_files_are_refused_with_one_line_and_nothing_indexed(fake_qa: qa.QA, tmp_path: Path) -> None:
+def test_unreadable_files_are_refused_with_one_line_and_nothing_added(fake_qa: qa.QA, tmp_path: Path) -> None:
     pdf = tmp_path / "source.pdf"
     import pypdf
 
@@ -110,7 +110,7 @@ def test_unreadable_files_are_refused_with_one_line_and_nothing_indexed(fake_qa:
 def test_offsets_are_exact_for_every_format(fake_qa: qa.QA, tmp_path: Path) -> None:
     for path in (files.page(tmp_path), files.word(tmp_path), files.rss(tmp_path), files.atom(tmp_path)):
         fake_qa.add_article(path.name, path.read_bytes())
-    (tmp_path / "dated.md").write_text("---\ntitle: Dated\ndate: 2020-03-20\n---\nThe talks resumed in Doha.\n")
+    (tmp_path / "dated.md").write_text("---\ntitle: Dated\ndate: 2020-03-20\n---\nThe talks resumed in Doha.")
     fake_qa.add_article("dated.md", (tmp_path / "dated.md").read_bytes())
     index = fake_qa.index
     assert {"prisoners.html", "briefing.docx", "wire.rss#3", "wire.atom#1", "dated.md"} <= set(index.articles)
