@@ -210,7 +210,7 @@ class QA:
             articles = uploads.room_for(folder, filename, new, self.config.max_articles, self._load)
             staged = uploads.stage(folder, data)
             if progress is not None:
-                progress(0.2, f"indexing {len(new)} article(s) from {filename}")
+                progress(0.2, f"indexing {len(new)} new article(s)")
             try:
                 report = self.build(articles=[*articles, *new])
             except BaseException:

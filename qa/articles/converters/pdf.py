@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import logging
-import re
 
 from qa.articles.converters import Extracted, clean, iso_date
 from qa.errors import ArticleError
@@ -13,12 +12,32 @@ from qa.errors import ArticleError
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
+# A line at least this share of the page's line width, not ending a sentence, wraps onto the next.
+WRAP = 0.8
+_END = tuple('.!?:;"”’)')
+
+
+def reflow(page: str) -> str:
+    """A page's lines rejoined into paragraphs (a blank line between): PDF text breaks every line."""
+    lines = [" ".join(line.split()) for line in page.splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        return ""
+    lengths = sorted(len(line) for line in lines)
+    width = lengths[int(0.9 * (len(lengths) - 1))]
+    out = lines[0]
+    for prev, line in zip(lines, lines[1:], strict=False):
+        wraps = len(prev) >= WRAP * width and not prev.endswith(_END)
+        if wraps and prev.endswith("-") and prev[-2:-1].isalpha() and line[:1].islower():
+            out = out[:-1] + line  # a word broken by a hyphen at the line end
+        else:
+            out += (" " if wraps else "\n\n") + line
+    return out
+
+
 def _join(pages: list[str]) -> str:
-    """Pages joined by a blank line, lines stripped, words broken by a hyphen at a line end rejoined."""
-    text = "\n\n".join(p.strip() for p in pages if p.strip())
-    text = re.sub(r"(\w)-\n(\w)", r"\1\2", text)
-    text = re.sub(r"[ \t]+\n", "\n", text)
-    return re.sub(r"\n{3,}", "\n\n", text)
+    """The pages' paragraphs, a blank line between each."""
+    return "\n\n".join(text for page in pages if (text := reflow(page)))
 
 
 def convert(name: str, data: bytes) -> list[Extracted]:
