@@ -208,3 +208,17 @@ def test_links_are_http_only_and_open_in_a_new_tab(dated_qa: qa.QA) -> None:
     assert ('Reuters · 11 Mar 2020 · <a href="https://example.org/march" target="_blank" '
             'rel="noopener noreferrer">link</a>') in html
     assert "javascript:" not in render.articles_html(dated_qa)
+
+
+def test_feed_summaries_of_a_line_are_kept_and_big_feeds_refused(tmp_path: Path) -> None:
+    items = "".join(f"<item><title>Brief {n}</title><description>&lt;b&gt;Talks resumed.&lt;/b&gt;"
+                    "&lt;script&gt;x()&lt;/script&gt;</description></item>" for n in range(3))
+    feed = f'<?xml version="1.0"?><rss version="2.0"><channel><title>W</title>{items}</channel></rss>'
+    articles = articles_from_bytes("briefs.xml", feed.encode())
+    assert [(a.title, a.text, a.date) for a in articles] == [(f"Brief {n}", "Talks resumed.\n", None)
+                                                             for n in range(3)]
+    big = feed.replace(items, items.replace("Brief", "Item") * 67)
+    with pytest.raises(qa.ArticleError, match=r"^big\.rss: 201 entries is over the 200 per feed limit"):
+        articles_from_bytes("big.rss", big.encode())
+    with pytest.raises(qa.ArticleError, match=r"^notes\.xml: not an RSS or Atom feed"):
+        articles_from_bytes("notes.xml", b"<notes><note>hi</note></notes>")

@@ -19,6 +19,25 @@ def _body(entry: dict) -> tuple[str, str]:
     return entry.get("summary", ""), detail.get("type", "text/html")
 
 
+def _html(name: str, body: str) -> str:
+    """An HTML entry's text: the page converter's main text, or (a one-line summary) all its text."""
+    inner = body if "<p" in body.lower() else f"<p>{body}</p>"
+    page = f"<html><body><article>{inner}</article></body></html>"
+    try:
+        return html_text(name, page).text
+    except ArticleError:
+        from lxml import html
+
+        # Too short for trafilatura to call it main text: a summary of a line or two.
+        try:
+            root = html.fromstring(page)
+        except Exception:  # noqa: BLE001 - lxml raises several kinds on garbage
+            return ""
+        for junk in root.xpath("//script|//style"):
+            junk.drop_tree()
+        return " ".join(root.text_content().split()) + "\n"
+
+
 def convert(name: str, data: bytes) -> list[Extracted]:
     """One Extracted per entry that has text; ArticleError when the file is not a feed or has none."""
     import feedparser  # lazily: only when such a file is read
@@ -35,15 +54,7 @@ def convert(name: str, data: bytes) -> list[Extracted]:
     for n, entry in enumerate(entries, 1):
         body, kind = _body(entry)
         title = clean(entry.get("title"))
-        try:
-            if "html" in kind:
-                page = f"<html><body><article><p>{body}</p></article></body></html>" \
-                    if "<p" not in body.lower() else f"<html><body><article>{body}</article></body></html>"
-                text = html_text(f"{name} entry {n}", page).text
-            else:
-                text = body.strip() + "\n"
-        except ArticleError:
-            continue
+        text = _html(f"{name} entry {n}", body) if "html" in kind else body.strip() + "\n"
         if not any(ch.isalnum() for ch in text):
             continue
         date = iso_date(entry.get("published_parsed") or entry.get("updated_parsed"))
