@@ -183,6 +183,8 @@ def test_since_and_until_change_which_article_is_cited(dated_qa: qa.QA) -> None:
     assert {p.source for p in dated_qa.retrieve(question, k=10, until="2030-01-01")} <= set(DATED)
     with pytest.raises(ValueError, match="not a date"):
         dated_qa.answer(question, since="last week")
+    with pytest.raises(ValueError, match="wrong way round: 2020-04-01 is after 2020-03-01"):
+        dated_qa.retrieve(question, since="2020-04-01", until="2020-03-01")
 
 
 def test_when_dated_articles_disagree_the_most_recent_leads_with_its_date(dated_qa: qa.QA) -> None:

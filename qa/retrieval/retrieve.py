@@ -91,6 +91,8 @@ class Retriever:
 
     def allowed(self, since: str | None, until: str | None) -> np.ndarray | None:
         """The chunk ids of articles dated within [since, until], or None when there is no bound."""
+        if since is not None and until is not None and since > until:
+            raise ValueError(f"the dates are the wrong way round: {since} is after {until}")
         sources = self.index.dated(since, until)
         if sources is None:
             return None
