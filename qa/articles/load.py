@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import re
+import secrets
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -106,7 +107,7 @@ def _extract(name: str, data: bytes, cache_dir: Path | None, used: set[str]) -> 
     cache_dir.mkdir(parents=True, exist_ok=True)
     # Sources are stored relative to the file name, so a renamed file still reuses its extraction.
     rows = [{**asdict(a), "source": a.source[len(name):]} for a in articles]
-    tmp = stored.with_suffix(".tmp")
+    tmp = stored.with_name(f".{secrets.token_hex(6)}.tmp")  # two builds may extract the same file at once
     tmp.write_text(json.dumps(rows, ensure_ascii=False), "utf-8")
     tmp.replace(stored)
     return articles
