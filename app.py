@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
+import socket
 import sys
 
 import qa
@@ -12,12 +14,30 @@ from qa.surfaces.auth import make_auth, open_warning
 from qa.surfaces.chat import build_demo, launch
 
 
+def port_problem(host: str, port: int) -> str | None:
+    """Why the chat cannot listen on host:port (in use, not allowed), or None when it can."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Gradio binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return f"port {port} is in use; set QA_PORT (or --port) to a free one"
+            return f"cannot listen on {host}:{port} ({exc.strerror}); set QA_HOST and QA_PORT"
+    return None
+
+
 def main() -> None:
     """Start the chat server and print its URL."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--host", default=os.environ.get("QA_HOST", "127.0.0.1"))
-    parser.add_argument("--port", type=int, default=int(os.environ.get("QA_PORT", "7860")))
+    env = os.environ
+    parser.add_argument("--host", default=env.get("QA_HOST") or env.get("GRADIO_SERVER_NAME") or "127.0.0.1")
+    parser.add_argument("--port", type=int,
+                        default=int(env.get("QA_PORT") or env.get("GRADIO_SERVER_PORT") or "7860"))
     args = parser.parse_args()
+    if problem := port_problem(args.host, args.port):
+        print(f"error: {problem}", file=sys.stderr)
+        raise SystemExit(2)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # Gradio's own HTTP calls, one line each

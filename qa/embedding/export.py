@@ -24,12 +24,18 @@ def float_path(cache_dir: Path) -> Path:
     return export_path(cache_dir).with_name("model-f32.onnx")
 
 
+def exported(cache_dir: Path) -> bool:
+    """True once both ONNX files exist in cache_dir."""
+    return export_path(cache_dir).is_file() and float_path(cache_dir).is_file()
+
+
 def export_onnx(cache_dir: Path) -> Path:
     """Export the packaged model (float32, then int8-block) unless done before; needs torch, onnx."""
     dest, exact = export_path(cache_dir), float_path(cache_dir)
     if dest.is_file() and exact.is_file():
         return dest
     require("onnx", "default")
+    log.info("exporting the embedding model to ONNX, once per machine (about 5 s), into %s", dest.parent)
     dest.parent.mkdir(parents=True, exist_ok=True)
     # Written under temporary names, then renamed: never a half-written model under a real name.
     tmp_float = dest.with_name(f".float.{os.getpid()}.tmp")

@@ -15,9 +15,11 @@ from qa.reading.question import ask
 from qa.reading.reader import Reader, Reading
 from qa.retrieval.followup import resolve
 from qa.retrieval.retrieve import Mode, Retriever, clean_question
-from qa.text.words import tokenize
+from qa.text.words import looks_english, tokenize
 
 _KIND_WORDS = {"money": "a sum of money", "percent": "a percentage", "count": "a number"}
+NOT_ENGLISH = ("The question does not look like English: the articles and the model are English, "
+               "so ask in English.")
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,8 @@ class Answerer:
                  scored: list[_Scored]) -> str | None:
         """Why the evidence does not answer the question ("" when only the score is too low), or None."""
         if not scored or evidence < self.min_evidence:
-            return ""
+            # The embedder and the articles are English: another language scores low everywhere.
+            return "" if looks_english(question) else NOT_ENGLISH
         asked = ask(query)
         if coverage.lacks_kind(asked, self.index, [s.sentence for s in scored]):
             return f"No retrieved passage states {_KIND_WORDS[asked.kind]}."

@@ -45,6 +45,17 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
             holder.append(qa.QA(qa.Config.from_env()))
         return holder[0]
 
+    def fresh() -> qa.QA:
+        """The engine, after indexing articles dropped into (or removed from) the folder."""
+        engine = get()
+        try:
+            if (report := engine.refresh()) is not None:
+                log.info("articles folder changed: %d added, %d changed, %d removed", len(report.added),
+                         len(report.changed), len(report.removed))
+        except qa.QAError as exc:  # answer from the index as it was; the folder is retried once it changes
+            log.warning("the articles folder changed but could not be indexed: %s", exc)
+        return engine
+
     def respond(question: str, turns: list[Turn], use_llm: bool = False, since: str = "", until: str = "",
                 request: gr.Request | None = None) -> Iterator[tuple[str, str, list[Turn]]]:
         """Show the question with a pending reply at once, then the answer (streamed with the LLM)."""
@@ -56,6 +67,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         history = [(q, a) for q, a in turns if isinstance(a, qa.Answer)]
         try:
             limiter.check(_client(request))
+            fresh()
             dates = {"since": since.strip() or None, "until": until.strip() or None}
             if use_llm:
                 reply: qa.Answer | str = ""
@@ -105,6 +117,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         """Answer a question (after the earlier questions in history; of articles dated since..until)."""
         try:
             limiter.check(_client(request))
+            fresh()
             if history is not None and not (isinstance(history, list)
                                             and all(isinstance(h, str) for h in history)):
                 raise ValueError("history must be a list of the earlier questions, as text")
@@ -118,7 +131,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
     def on_load(request: gr.Request | None = None) -> tuple[str, dict]:
         """The article list, and the upload control for those who may upload."""
         allowed = may_upload(config, request.username if request is not None else None)
-        return articles_html(get()), gr.update(visible=allowed)
+        return articles_html(fresh()), gr.update(visible=allowed)
 
     with gr.Blocks(title="Ask the news") as demo:
         gr.Markdown("## Ask the news articles\nEvery answer cites the article sentences it comes from; "

@@ -55,6 +55,9 @@ def _print_answer(result: Answer, streamed: str = "") -> None:
 def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: bool) -> None:
     """Ask questions about news articles; every answer sentence is cited.
 
+    The articles folder is seeds/ and the index index/ in the project folder: the nearest
+    folder from here upwards that holds seeds/ (or QA_HOME), so qa runs from any subfolder.
+
     \b
     Examples:
       qa build
@@ -64,8 +67,9 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
       qa chat
       qa hash-password alice >> users.txt     (then QA_AUTH_FILE=users.txt python app.py)
     """
-    logging.basicConfig(level=logging.INFO if verbose else logging.ERROR,
-                        format="%(levelname)s %(name)s: %(message)s")
+    # Our warnings (a skipped empty file) always show; -v adds our progress, not libraries' chatter.
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("qa").setLevel(logging.INFO if verbose else logging.WARNING)
     try:
         config = Config.from_env(seeds_dir=seeds, index_dir=index_dir)
     except ValueError as exc:
@@ -106,7 +110,7 @@ def build(ctx: click.Context, force: bool) -> None:
 
 @main.command()
 @click.argument("question")
-@click.option("-k", default=5, show_default=True, help="Number of passages.")
+@click.option("-k", default=5, show_default=True, type=click.IntRange(min=1), help="Number of passages.")
 @click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the passages as JSON.")
 @_dates

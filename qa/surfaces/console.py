@@ -18,9 +18,14 @@ class UserError(click.ClickException):
 
 def engine(ctx: click.Context):  # noqa: ANN201 - returns qa.engine.QA
     """The engine over the command's settings (the model loads on first use)."""
+    from qa.embedding.export import exported
+    from qa.embedding.onnx_runtime import onnx_available
     from qa.engine import QA
 
-    return QA(ctx.obj["config"])
+    config = ctx.obj["config"]
+    if onnx_available(config.model) and not exported(config.cache_dir):
+        click.echo("Exporting the embedding model to ONNX, once per machine (about 5 s)…", err=True)
+    return QA(config)
 
 
 def run(fn, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN201

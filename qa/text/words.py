@@ -18,6 +18,11 @@ STOPWORDS = frozenset(
 )
 
 
+_QUESTION_WORDS = frozenset({"who", "whom", "whose", "what", "when", "where", "which", "why", "how"})
+# Function words of other languages written in Latin letters (es, fr, de, it, pt, nl).
+_FOREIGN = frozenset("""el la los las del por para que qué cuántos cuántas quién dónde cómo es son
+    le les des du est qui quoi combien où comment une dans wer wie viele wo warum ist sind der die das
+    und nicht il di che chi dove quanti sono o os da do dos em quem onde quantos het een wat waar""".split())
 _POSSESSIVE = re.compile(r"['’]s\b")
 
 
@@ -42,3 +47,18 @@ def tokenize(text: str) -> list[str]:
     return [stem(w) for w in WORD.findall(_fold(text)) if w not in STOPWORDS]
 
 
+
+
+def looks_english(text: str) -> bool:
+    """A cheap guess: mostly Latin letters, and (from three words on) some English function word."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return True
+    latin = sum(c.isascii() or "\u00c0" <= c <= "\u024f" for c in letters)
+    if latin < len(letters) / 2:
+        return False
+    words = WORD.findall(text.lower())
+    if len(words) < 3 or any(w in STOPWORDS or w in _QUESTION_WORDS for w in words):
+        return True
+    # No English function word: foreign when one of theirs, or an accented letter, shows it.
+    return not (any(w in _FOREIGN for w in words) or any(not c.isascii() for c in letters))

@@ -1,0 +1,137 @@
+"""What a new user meets first: paths as strings, running from a subfolder, clear messages."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import SEEDS
+from net import serving
+
+import qa
+from qa.config import project_root
+from qa.surfaces.cli import main as cli
+from qa.text.words import looks_english
+
+ROOT = Path(__file__).resolve().parent.parent
+QA_BIN = Path(sys.executable).with_name("qa")
+LIGHTHOUSE = ("The Tollby lighthouse\n\nThe lighthouse keeper of Tollby counted 42 fishing boats in the "
+              "harbour on Monday. The keeper said the boats came back before the storm.\n")
+
+
+def test_config_takes_string_paths(tiny_config, fake_embedder):
+    config = qa.Config(seeds_dir=str(tiny_config.seeds_dir), index_dir=str(tiny_config.index_dir),
+                       chunk_size=200, chunk_overlap=40, min_evidence=0.3)
+    assert isinstance(config.seeds_dir, Path) and isinstance(config.index_dir, Path)
+    engine = qa.QA(config, embedder=fake_embedder)
+    assert engine.retrieve("alpha", k=1)[0].source in {p.name for p in tiny_config.seeds_dir.iterdir()}
+    with pytest.raises(TypeError, match="seeds_dir must be a str or Path"):
+        qa.Config(seeds_dir=3)
+
+
+def test_folders_are_found_from_a_subfolder(tmp_path, monkeypatch):
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / "docs" / "deep").mkdir(parents=True)
+    monkeypatch.delenv("QA_HOME", raising=False)
+    monkeypatch.delenv("QA_SEEDS_DIR", raising=False)
+    monkeypatch.delenv("QA_INDEX_DIR", raising=False)
+    monkeypatch.chdir(tmp_path / "docs" / "deep")
+    config = qa.Config.from_env()
+    assert (config.seeds_dir, config.index_dir) == (tmp_path / "seeds", tmp_path / "index")
+    # A folder the user names stays relative to where they are, as they mean it.
+    assert qa.Config.from_env(seeds_dir="mine").seeds_dir == Path("mine")
+    monkeypatch.setenv("QA_HOME", str(tmp_path / "docs"))
+    assert project_root() == tmp_path / "docs"
+
+
+def test_search_k_must_be_positive(fake_qa, monkeypatch):
+    monkeypatch.setattr("qa.surfaces.cli._engine", lambda ctx: fake_qa)
+    for k in ("0", "-3"):
+        result = CliRunner().invoke(cli, ["search", "alpha", "-k", k])
+        assert result.exit_code == 2 and "Invalid value for '-k'" in result.output
+    assert CliRunner().invoke(cli, ["search", "alpha", "-k", "1"]).exit_code == 0
+
+
+def test_first_use_says_it_exports_the_model(tmp_path, monkeypatch, capsys):
+    made = []
+    monkeypatch.setattr("qa.engine.QA", lambda config: made.append(config) or None)
+    from qa.surfaces.cli import _engine
+
+    for cache, said in ((tmp_path / "empty-cache", True), (qa.Config.from_env().cache_dir, False)):
+        ctx = type("Ctx", (), {"obj": {"config": qa.Config.from_env(cache_dir=cache)}})()
+        _engine(ctx)
+        assert ("Exporting the embedding model to ONNX" in capsys.readouterr().err) is said
+    assert len(made) == 2
+
+
+def test_busy_port_is_one_line_and_exit_2():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = subprocess.run([sys.executable, str(ROOT / "app.py"), "--port", str(port)],
+                             capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"error: port {port} is in use; set QA_PORT (or --port) to a free one"
+
+
+def test_looks_english():
+    assert looks_english("How many Taliban prisoners will be released each day?")
+    assert looks_english("Suhail Shaheen Reuters")
+    for question in ("¿Cuántos prisioneros talibanes serán liberados cada día?",
+                     "Wie viele Gefangene werden täglich freigelassen?", "塔利班每天释放多少囚犯？",
+                     "Сколько заключённых освободят каждый день?"):
+        assert not looks_english(question), question
+
+
+def test_chat_indexes_an_article_dropped_into_the_folder(fake_qa):
+    from gradio_client import Client
+
+    question = "How many fishing boats did the Tollby lighthouse keeper count?"
+    fake_qa.build()
+    with serving(fake_qa) as url:
+        client = Client(url, verbose=False)
+        before = client.predict(question, api_name="/ask")
+        assert "lighthouse.txt" not in {c["source"] for c in before["citations"]}
+        (fake_qa.config.seeds_dir / "lighthouse.txt").write_text(LIGHTHOUSE, "utf-8")
+        after = client.predict(question, api_name="/ask")
+        assert after["answered"] and after["citations"][0]["source"] == "lighthouse.txt"
+        assert "42 fishing boats" in after["citations"][0]["text"]
+        (fake_qa.config.seeds_dir / "lighthouse.txt").unlink()
+        gone = client.predict(question, api_name="/ask")
+        assert "lighthouse.txt" not in {c["source"] for c in gone["citations"]}
+
+
+@pytest.mark.slow
+def test_cli_from_a_subfolder_shows_warnings_without_library_noise(tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(SEEDS, project / "seeds")
+    (project / "seeds" / "empty.txt").write_bytes(b"")
+    (project / "notes").mkdir()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    for key in ("QA_HOME", "QA_SEEDS_DIR", "QA_INDEX_DIR"):
+        env.pop(key, None)
+    build = subprocess.run([str(QA_BIN), "build"], cwd=project / "notes", env=env, capture_output=True,
+                           text=True, timeout=600)
+    assert build.returncode == 0, build.stderr
+    assert "empty.txt: empty article, skipped" in build.stderr  # seen without -v
+    assert (project / "index" / "CURRENT").exists()
+    ask = subprocess.run([str(QA_BIN), "-v", "ask", "How many Taliban prisoners will be released each day?"],
+                         cwd=project / "notes", env=env, capture_output=True, text=True, timeout=600)
+    assert ask.returncode == 0, ask.stderr
+    assert "100" in ask.stdout.split("Sources:")[0]
+    assert "AVX512" not in ask.stderr and "faiss" not in ask.stderr
+
+
+@pytest.mark.slow
+def test_a_question_in_another_language_is_told_so(real_qa):
+    answer = real_qa.answer("¿Cuántos prisioneros talibanes serán liberados cada día?")
+    assert not answer.answered
+    assert "does not look like English" in (answer.notice or "")
+    assert real_qa.answer("How many Taliban prisoners will be released each day?").answered
