@@ -266,7 +266,7 @@ def test_gradio_client_returns_structured_citations(server: str, engine: qa.QA) 
     for key in ("question", "query", "evidence", "passages", "timings"):
         assert key in result
     for cite in result["citations"]:
-        assert set(cite) == {"source", "title", "text", "start", "end", "score"}
+        assert set(cite) == {"source", "title", "text", "start", "end", "score", "date", "author", "url"}
         assert engine.index.articles[cite["source"]].text[cite["start"]:cite["end"]] == cite["text"]
     follow = client.predict("Which agency did he speak to?", ["Who is the Taliban's spokesman?"],
                             api_name="/ask")
