@@ -112,9 +112,9 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         return (status_html(f"Added {added} ({what}); you can ask about it now.", True),
                 articles_html(get()))
 
-    def ask_api(question: str, history: list[str] | None = None, since: str | None = None,
-                until: str | None = None, request: gr.Request | None = None) -> dict:
-        """Answer a question (after the earlier questions in history; of articles dated since..until)."""
+    def ask_api(question: str, history: list[str] | None = None,
+                request: gr.Request | None = None) -> dict:
+        """Answer a question (after the previous questions in history) as Answer.to_dict() JSON."""
         try:
             limiter.check(_client(request))
             fresh()
@@ -124,7 +124,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
             turns: list[tuple[str, qa.Answer]] = []
             for previous in (history or [])[-MAX_HISTORY:]:
                 turns.append((previous, get().answer(previous, history=turns)))
-            return get().answer(question, history=turns, since=since or None, until=until or None).to_dict()
+            return get().answer(question, history=turns).to_dict()
         except (qa.QAError, ValueError, RateLimited) as exc:
             raise gr.Error(str(exc)) from exc
 
