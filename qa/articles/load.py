@@ -128,11 +128,9 @@ def _extract(name: str, data: bytes, cache_dir: Path | None, used: set[str]) -> 
 
 
 def load_articles(seeds_dir: Path, cache_dir: Path | None = None) -> list[Article]:
-    """Read every article under seeds_dir; empty files are skipped with a warning, broken ones raise.
-
-    With cache_dir, the text extracted from HTML, PDF, Word and feed files is kept there
-    (keyed by the file's hash) and reused while the file is unchanged.
-    """
+    """Read every article under seeds_dir; empty files are skipped with a warning, broken ones raise."""
+    # With cache_dir, the text extracted from HTML, PDF, Word and feed files is kept there (named
+    # by the file's hash) and reused while the file is unchanged.
     articles: list[Article] = []
     used: set[str] = set()
     for path in article_files(seeds_dir):

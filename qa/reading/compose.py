@@ -61,10 +61,7 @@ class Answerer:
 
     def answer(self, question: str, history: Sequence[object] | None = None,
                mode: Mode = "hybrid", since: str | None = None, until: str | None = None) -> Answer:
-        """Answer a question, resolving follow-ups against history [(question, answer), ...].
-
-        With since/until (YYYY-MM-DD), only articles dated within them are read.
-        """
+        """Answer a question (follow-ups resolved against history), from articles dated since..until."""
         began = time.perf_counter()
         question = clean_question(question, self.max_question_chars)
         query = resolve(question, history)

@@ -33,10 +33,8 @@ def _span(index: Index, reading: Reading, sentence: int, min_short: float) -> Sp
 def latest_first(index: Index, scored: Sequence[Scored], facts: list[list[Scored]], reading: Reading,
                  span: Passage | None, min_short: float, make: type,
                  ) -> tuple[list[list[Scored]], Passage | None]:
-    """The facts, with a dated article that answers differently added, ordered newest to oldest.
-
-    ``make`` builds a scored sentence (sentence, score, short); the short answer follows the lead.
-    """
+    """The facts, with a dated article that answers differently added, newest first (``make`` builds one)."""
+    # The short answer follows the lead: it is taken again from the reader when the lead changed.
     cited = {s.sentence for group in facts for s in group}
     dates = [d for group in facts for s in group if (d := _date(index, s.sentence))]
     if not dates:

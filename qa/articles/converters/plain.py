@@ -29,11 +29,9 @@ def decode(data: bytes, name: str) -> str:
 
 
 def front_matter(text: str) -> tuple[dict[str, str], str]:
-    """The front matter's fields and the text after it.
-
-    A block is either fenced by ``---`` lines, or leading ``key: value`` lines (keys among
-    title, date, author, url only) ended by a blank line; anything else is article text.
-    """
+    """The front matter's fields and the text after it (no front matter: {} and the text)."""
+    # A block is either fenced by ``---`` lines, or leading ``key: value`` lines (keys among
+    # title, date, author, url only) ended by a blank line; anything else is article text.
     fenced = _FENCE.match(text)
     if fenced:
         lines, rest = fenced[1].splitlines(), text[fenced.end():]
