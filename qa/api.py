@@ -27,9 +27,10 @@ def default_qa() -> QA:
 
 
 
-def retrieve(question: str, k: int = 5, mode: Mode = "hybrid") -> list[Passage]:
-    """The k passages of the articles that best match the question."""
-    return default_qa().retrieve(question, k, mode)
+def retrieve(question: str, k: int = 5, mode: Mode = "hybrid", since: object = None,
+             until: object = None) -> list[Passage]:
+    """The k passages of the articles (dated since..until, YYYY-MM-DD, if given) that best match."""
+    return default_qa().retrieve(question, k, mode, since, until)
 
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from qa.answer import Answer
 from qa.articles import uploads
-from qa.articles.load import ARTICLE_SUFFIXES, Article, folder_state, load_articles
+from qa.articles.load import Article, folder_state, load_articles
 from qa.config import Config
 from qa.embedding.base import Embedder
 from qa.embedding.export import export_onnx, export_path, float_path
@@ -24,12 +24,10 @@ from qa.index.build import BuildReport, build_index
 from qa.index.load import Index, index_settings, load_index, stale_reason
 from qa.passage import Passage
 from qa.reading.compose import Answerer
-from qa.retrieval.retrieve import Mode, Retriever, clean_question, valid_text
+from qa.retrieval.retrieve import Mode, Retriever, clean_question, day, valid_text
 from qa.text.nlp import Tagger, pipeline_id
 
 log = logging.getLogger(__name__)
-
-MAX_UPLOAD_BYTES = uploads.MAX_UPLOAD_BYTES
 
 
 class QA:
@@ -105,7 +103,7 @@ class QA:
                     self._embedder = None  # just exported: build with it, not with torch
             report = build_index(
                 self.config.index_dir,
-                load_articles(self.config.seeds_dir) if articles is None else articles,
+                self._load() if articles is None else articles,
                 self.embedder, self.config.chunk_size, self.config.chunk_overlap, force=force,
                 progress=progress, ann_threshold=self.config.ann_threshold,
                 tagger=self._tagger or Tagger(self.config.nlp),
@@ -134,6 +132,10 @@ class QA:
         # The new answerer is made before it is published, so a question never waits for it.
         self._index = index
         self.__dict__["answerer"] = self._answerer_for(index)
+
+    def _load(self) -> list[Article]:
+        """The folder's articles; text extracted from HTML, PDF, Word and feeds is kept by the index."""
+        return load_articles(self.config.seeds_dir, self.config.index_dir / "extracted")
 
     def _export(self) -> None:
         """Make the ONNX exports that build the index and embed questions, once per machine."""
@@ -164,7 +166,7 @@ class QA:
             log.warning("%s; building it now", exc)
             self.build(force=True)
             return self._index or load_index(self.config.index_dir)
-        articles = load_articles(self.config.seeds_dir)
+        articles = self._load()
         if reason := stale_reason(index.meta, settings, articles):
             log.warning("index is out of date (%s); updating it", reason)
             self.build(articles=articles)
@@ -183,51 +185,49 @@ class QA:
                         max_question_chars=self.config.max_question_chars,
                         min_short=self.config.min_short, hinge_evidence=self.config.hinge_evidence)
 
-    def retrieve(self, question: str, k: int | None = None, mode: Mode = "hybrid") -> list[Passage]:
-        """The k passages that best match the question, each with source, offsets and score."""
+    def retrieve(self, question: str, k: int | None = None, mode: Mode = "hybrid",
+                 since: object = None, until: object = None) -> list[Passage]:
+        """The k passages that best match the question (of articles dated since..until, if given)."""
         question = clean_question(valid_text(question), self.config.max_question_chars)
-        return self.answerer.retriever.search(question, k or self.config.k, mode)
+        return self.answerer.retriever.search(question, k or self.config.k, mode, day(since), day(until))
 
     def answer(self, question: str, history: Sequence[object] | None = None,
-               mode: Mode = "hybrid") -> Answer:
-        """A cited answer, or answered=False when the articles don't cover the question."""
-        return self.answerer.answer(valid_text(question), history, mode)
+               mode: Mode = "hybrid", since: object = None, until: object = None) -> Answer:
+        """A cited answer, or answered=False when the (dated since..until) articles don't cover it."""
+        return self.answerer.answer(valid_text(question), history, mode, day(since), day(until))
 
-    def stream_llm(self, question: str, history: Sequence[object] | None = None) -> Iterator[Answer]:
+    def stream_llm(self, question: str, history: Sequence[object] | None = None, since: object = None,
+                   until: object = None) -> Iterator[Answer]:
         """Provisional generative answers (verified sentences so far), the final answer last."""
-        return stream_answer(self, valid_text(question), history)
+        return stream_answer(self, valid_text(question), history, since, until)
 
     def answer_llm(self, question: str, history: Sequence[object] | None = None,
-                   on_partial: Callable[[Answer], None] | None = None) -> Answer:
+                   on_partial: Callable[[Answer], None] | None = None, since: object = None,
+                   until: object = None) -> Answer:
         """A generated answer whose every sentence is verified, or the extractive one with a notice."""
         final = None
-        for final in self.stream_llm(question, history):
-            if on_partial is not None:
-                on_partial(final)
+        for final in self.stream_llm(question, history, since, until):
+            (on_partial or (lambda _: None))(final)
         assert final is not None
         return final
 
-    def add_article(self, name: str, data: bytes) -> BuildReport:
-        """Index an uploaded article, then save it under its safe name; on any failure neither changes.
-
-        The index is built from the articles plus the upload before the file appears in the
-        articles folder, so a crash mid-build leaves both as they were. Uploads take turns.
-        """
+    def add_article(self, name: str, data: bytes,
+                    progress: Callable[[float, str], None] | None = None) -> BuildReport:
+        """Index an uploaded file's articles, then save it under its safe name; on failure neither changes."""
+        # The index is built with the upload before the file appears in the folder, so a crash mid-build
+        # leaves both as they were. Uploads take turns; progress(fraction, message) hears each step.
         filename = uploads.safe_name(name)
-        article = uploads.check_upload(filename, data)
-        folder = self.config.seeds_dir
+        new = uploads.check_upload(filename, data)
+        folder, target = self.config.seeds_dir, self.config.seeds_dir / filename
         with uploads.upload_lock(self.config.index_dir):
             uploads.clean_staged(folder)
-            target = folder / filename
             uploads.refuse_existing(target)
-            articles = load_articles(folder) if folder.is_dir() and any(
-                p.suffix.lower() in ARTICLE_SUFFIXES for p in folder.rglob("*")) else []
-            if len(articles) >= self.config.max_articles:
-                raise ArticleError(f"{filename}: {len(articles)} articles is the limit (QA_MAX_ARTICLES); "
-                                   "remove some or raise the limit")
+            articles = uploads.room_for(folder, filename, new, self.config.max_articles, self._load)
             staged = uploads.stage(folder, data)
+            if progress is not None:
+                progress(0.2, f"indexing {len(new)} new article(s)")
             try:
-                report = self.build(articles=[*articles, article])
+                report = self.build(articles=[*articles, *new])
             except BaseException:
                 staged.unlink(missing_ok=True)
                 raise
@@ -236,8 +236,6 @@ class QA:
             except ArticleError:
                 self._index = None  # the index holds an article the folder lacks: the next use fixes it
                 raise
-            log.info("article %s added (%d bytes, %d chunks embedded)", filename, len(data),
+            log.info("%s added (%d bytes, %d articles, %d chunks embedded)", filename, len(data), len(new),
                      report.embedded_chunks)
             return report
-
-

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import asdict, dataclass
+
+
+def human_date(iso: str | None) -> str | None:
+    """An ISO date as people write it in news ("11 Mar 2020"), None when there is none."""
+    if not iso:
+        return None
+    try:
+        day = dt.date.fromisoformat(iso[:10])
+    except ValueError:
+        return iso
+    return f"{day.day} {day.strftime('%b %Y')}"
 
 
 @dataclass(frozen=True)
@@ -15,6 +27,10 @@ class Passage:
     start: int
     end: int
     score: float = 0.0
+    # The article's metadata, None when unknown.
+    date: str | None = None  # YYYY-MM-DD
+    author: str | None = None
+    url: str | None = None
 
     def overlaps(self, other: Passage) -> bool:
         """True when both spans are in the same article and share at least one character."""

@@ -246,7 +246,7 @@ def test_bad_uploads_leave_the_index_working(page, tmp_path: Path, engine: qa.QA
     empty.write_bytes(b"")
     huge = tmp_path / "huge.txt"
     huge.write_bytes(b"word " * 220_000)
-    assert "only .txt and .md" in upload(page, pdf)
+    assert "report.pdf: not a readable PDF" in upload(page, pdf)
     assert "empty" in upload(page, empty)
     assert "over the 1 MB limit" in upload(page, huge)
     assert page.locator(".qa-status-error").count() == 1
@@ -266,7 +266,7 @@ def test_gradio_client_returns_structured_citations(server: str, engine: qa.QA) 
     for key in ("question", "query", "evidence", "passages", "timings"):
         assert key in result
     for cite in result["citations"]:
-        assert set(cite) == {"source", "title", "text", "start", "end", "score"}
+        assert set(cite) == {"source", "title", "text", "start", "end", "score", "date", "author", "url"}
         assert engine.index.articles[cite["source"]].text[cite["start"]:cite["end"]] == cite["text"]
     follow = client.predict("Which agency did he speak to?", ["Who is the Taliban's spokesman?"],
                             api_name="/ask")

@@ -48,11 +48,12 @@ def test_undecodable_file_names_the_file(tmp_path: Path) -> None:
 def test_missing_and_empty_folders_have_clear_messages(tmp_path: Path) -> None:
     with pytest.raises(ArticleError, match="does not exist"):
         load_articles(tmp_path / "nope")
-    with pytest.raises(ArticleError, match="no .txt or .md articles"):
+    with pytest.raises(ArticleError, match=r"no articles \(\.txt, \.md, \.html"):
         load_articles(tmp_path)
 
 
 def test_other_file_types_are_ignored(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("Text.")
-    (tmp_path / "b.pdf").write_bytes(b"%PDF")
+    (tmp_path / "b.jpg").write_bytes(b"\xff\xd8\xff")
+    (tmp_path / "c.json").write_text("{}")
     assert [a.source for a in load_articles(tmp_path)] == ["a.txt"]

@@ -1,45 +1,37 @@
-"""Articles: read plain-text or Markdown files into normalised, hashed text."""
+"""Articles: files of every supported format read into canonical text with title, date, author and URL."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import re
-from dataclasses import dataclass
+import secrets
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from qa.articles.converters import Extracted
+from qa.articles.converters.plain import decode, normalize_text  # noqa: F401 - re-exported
+from qa.articles.converters.registry import EXTRACTED, SUFFIXES, VERSION, converter
 from qa.errors import ArticleError
 
 log = logging.getLogger(__name__)
 
-ARTICLE_SUFFIXES = (".txt", ".md")
+ARTICLE_SUFFIXES = SUFFIXES
 MAX_TITLE_CHARS = 90
 
 
 @dataclass(frozen=True)
 class Article:
-    """One article: its file name (the id), title, normalised text and content hash."""
+    """One article: its source name (the id), title, canonical text, content hash and metadata."""
 
     source: str
     title: str
     text: str
     sha256: str
-
-
-def normalize_text(raw: str) -> str:
-    """Drop a BOM and unify line endings; offsets everywhere refer to this text."""
-    text = raw.removeprefix("\ufeff")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def decode(data: bytes, name: str) -> str:
-    """Decode UTF-8 (with or without BOM), or raise ArticleError naming the file."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ArticleError(
-            f"{name}: not valid UTF-8 (byte {exc.start}); re-save the file as UTF-8 text"
-        ) from exc
+    date: str | None = None  # YYYY-MM-DD
+    author: str | None = None
+    url: str | None = None
 
 
 def make_title(text: str) -> str:
@@ -54,28 +46,48 @@ def make_title(text: str) -> str:
     return cut.rstrip(",;:") + "…"
 
 
+def to_article(name: str, found: Extracted) -> Article | None:
+    """The Article for one extracted text (a feed entry is ``feed.xml#3``); None when it is blank."""
+    if not found.text.strip():
+        return None
+    source = f"{name}#{found.entry}" if found.entry is not None else name
+    title = found.title or make_title(found.text)
+    meta = {"date": found.date, "author": found.author, "url": found.url}
+    # Text alone when there is no metadata, so an index of plain files stays valid.
+    hashed = found.text if not any(meta.values()) and not found.title else json.dumps(
+        [found.text, found.title, meta], sort_keys=True, ensure_ascii=False)
+    digest = hashlib.sha256(hashed.encode("utf-8")).hexdigest()
+    return Article(source, title, found.text, digest, **meta)
+
+
+def articles_from_bytes(name: str, data: bytes) -> list[Article]:
+    """Every article in a file's bytes (one, or one per feed entry); ArticleError when it gives none."""
+    return [a for found in converter(name)(name, data) if (a := to_article(name, found)) is not None]
+
+
 def article_from_bytes(name: str, data: bytes) -> Article | None:
-    """Build an Article from a file's bytes; None (with a warning) when it has no text."""
-    text = normalize_text(decode(data, name))
-    if not text.strip():
+    """The first article of a file's bytes; None (with a warning) when it has no text."""
+    articles = articles_from_bytes(name, data)
+    if not articles:
         log.warning("%s: empty article, skipped", name)
         return None
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return Article(source=name, title=make_title(text), text=text, sha256=digest)
+    return articles[0]
 
 
 def article_files(seeds_dir: Path) -> list[Path]:
-    """Every .txt and .md file under seeds_dir, sorted, or a clear error if there is none."""
+    """Every article file under seeds_dir, sorted, or a clear error if there is none."""
     if not seeds_dir.is_dir():
         raise ArticleError(
-            f"articles folder {seeds_dir} does not exist: create it and put .txt or .md files in it, "
+            f"articles folder {seeds_dir} does not exist: create it and put articles in it, "
             "or run qa in (or below) a folder that holds seeds/, or set QA_HOME"
         )
     files = sorted(
-        p for p in seeds_dir.rglob("*") if p.is_file() and p.suffix.lower() in ARTICLE_SUFFIXES
+        p for p in seeds_dir.rglob("*")
+        if p.is_file() and p.suffix.lower() in SUFFIXES and not p.name.startswith(".")
     )
     if not files:
-        raise ArticleError(f"no .txt or .md articles in {seeds_dir}: add some, then run `qa build`")
+        raise ArticleError(f"no articles ({', '.join(SUFFIXES)}) in {seeds_dir}: add some, "
+                           "then run `qa build`")
     return files
 
 
@@ -92,14 +104,45 @@ def folder_state(seeds_dir: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(sorted(state))
 
 
-def load_articles(seeds_dir: Path) -> list[Article]:
-    """Read every article under seeds_dir; empty files are skipped with a warning."""
-    articles = []
+def _extract(name: str, data: bytes, cache_dir: Path | None, used: set[str]) -> list[Article]:
+    """A file's articles, from the stored extraction when this exact file was extracted before."""
+    if not data.strip():
+        return []
+    if cache_dir is None or Path(name).suffix.lower() not in EXTRACTED:
+        return articles_from_bytes(name, data)
+    key = f"{hashlib.sha256(data).hexdigest()}-{VERSION}.json"
+    used.add(key)
+    stored = cache_dir / key
+    try:
+        return [Article(**{**a, "source": name + a["source"]}) for a in json.loads(stored.read_text("utf-8"))]
+    except (OSError, ValueError, TypeError, KeyError):
+        pass
+    articles = articles_from_bytes(name, data)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    # Sources are stored relative to the file name, so a renamed file still reuses its extraction.
+    rows = [{**asdict(a), "source": a.source[len(name):]} for a in articles]
+    tmp = stored.with_name(f".{secrets.token_hex(6)}.tmp")  # two builds may extract the same file at once
+    tmp.write_text(json.dumps(rows, ensure_ascii=False), "utf-8")
+    tmp.replace(stored)
+    return articles
+
+
+def load_articles(seeds_dir: Path, cache_dir: Path | None = None) -> list[Article]:
+    """Read every article under seeds_dir; empty files are skipped with a warning, broken ones raise."""
+    # With cache_dir, the text extracted from HTML, PDF, Word and feed files is kept there (named
+    # by the file's hash) and reused while the file is unchanged.
+    articles: list[Article] = []
+    used: set[str] = set()
     for path in article_files(seeds_dir):
         name = path.relative_to(seeds_dir).as_posix()
-        article = article_from_bytes(name, path.read_bytes())
-        if article is not None:
-            articles.append(article)
+        found = _extract(name, path.read_bytes(), cache_dir, used)
+        if not found:
+            log.warning("%s: empty article, skipped", name)
+        articles.extend(found)
+    if cache_dir is not None and cache_dir.is_dir():
+        for stale in cache_dir.glob("*.json"):
+            if stale.name not in used:
+                stale.unlink(missing_ok=True)
     if not articles:
         raise ArticleError(f"every article in {seeds_dir} is empty: add text, then run `qa build`")
     return articles

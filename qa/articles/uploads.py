@@ -8,9 +8,10 @@ import os
 import re
 import secrets
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
-from qa.articles.load import ARTICLE_SUFFIXES, Article, article_from_bytes
+from qa.articles.load import ARTICLE_SUFFIXES, Article, articles_from_bytes
 from qa.config import Config
 from qa.errors import ArticleError
 from qa.files import file_lock
@@ -34,14 +35,14 @@ def may_upload(config: Config, username: str | None) -> bool:
 
 
 def safe_name(name: str) -> str:
-    """The upload's base name reduced to letters, digits, '_', '-' and '.', with its .txt/.md suffix."""
+    """The upload's base name reduced to letters, digits, '_', '-' and '.', with its known suffix."""
     # Accents are dropped (Zürich -> Zurich) before other non-ASCII letters become '_'.
     plain = "".join(ch for ch in unicodedata.normalize("NFKD", str(name)) if unicodedata.category(ch) != "Mn")
     base = plain.replace("\\", "/").rsplit("/", 1)[-1]
     stem, dot, suffix = base.rpartition(".")
     shown = base[:60] or "(no name)"
     if not dot or f".{suffix.lower()}" not in ARTICLE_SUFFIXES:
-        raise ArticleError(f"{shown}: only .txt and .md articles can be added")
+        raise ArticleError(f"{shown}: unknown format; articles can be {', '.join(ARTICLE_SUFFIXES)}")
     # Only ASCII letters, digits, '_', '-', '.': safe on every file system and in a URL.
     stem = _UNSAFE.sub("_", stem).strip("._-")[:MAX_NAME_CHARS]
     if not stem:
@@ -50,23 +51,38 @@ def safe_name(name: str) -> str:
     return f"{stem}.{suffix.lower()}"
 
 
-def check_upload(name: str, data: bytes) -> Article:
-    """The article an upload would add, or ArticleError with the one-line reason it is refused."""
+def check_upload(name: str, data: bytes) -> list[Article]:
+    """The articles an upload would add, or ArticleError with the one-line reason it is refused."""
     if len(data) > MAX_UPLOAD_BYTES:
         raise ArticleError(f"{name}: {len(data):,} bytes is over the 1 MB limit")
-    if b"\x00" in data:
-        raise ArticleError(f"{name}: not a text file (it holds NUL bytes); upload plain UTF-8 text")
-    article = article_from_bytes(name, data)  # ArticleError when it is not UTF-8
-    if article is None:
+    if not data.strip():
         raise ArticleError(f"{name}: the file is empty; add some text")
-    # Text files hold next to no control characters; binary data decoded as UTF-8 holds many.
-    controls = sum(1 for ch in article.text if unicodedata.category(ch) == "Cc" and ch not in "\n\t\f\v")
-    if controls > max(2, len(article.text) // 100):
-        raise ArticleError(f"{name}: not a text file ({controls} control characters); "
-                           "upload plain UTF-8 text")
-    if not any(ch.isalnum() for ch in article.text):
+    plain = name.lower().endswith((".txt", ".md"))
+    if plain and b"\x00" in data:
+        raise ArticleError(f"{name}: not a text file (it holds NUL bytes); upload plain UTF-8 text")
+    articles = articles_from_bytes(name, data)  # ArticleError when the converter cannot read it
+    if not articles:
+        raise ArticleError(f"{name}: the file is empty; add some text")
+    for article in articles if plain else ():
+        # Text files hold next to no control characters; binary data decoded as UTF-8 holds many.
+        controls = sum(1 for ch in article.text if unicodedata.category(ch) == "Cc" and ch not in "\n\t\f\v")
+        if controls > max(2, len(article.text) // 100):
+            raise ArticleError(f"{name}: not a text file ({controls} control characters); "
+                               "upload plain UTF-8 text")
+    if not any(ch.isalnum() for a in articles for ch in a.text):
         raise ArticleError(f"{name}: the file has no words; add some text")
-    return article
+    return articles
+
+
+def room_for(folder: Path, filename: str, new: list[Article], limit: int,
+             load: Callable[[], list[Article]]) -> list[Article]:
+    """The articles in folder (load()), or ArticleError when the new ones would pass the limit."""
+    articles = load() if folder.is_dir() and any(
+        p.suffix.lower() in ARTICLE_SUFFIXES for p in folder.rglob("*")) else []
+    if len(articles) + len(new) > limit:
+        raise ArticleError(f"{filename}: {len(articles)} + {len(new)} articles is over the limit of "
+                           f"{limit} (QA_MAX_ARTICLES); remove some or raise it")
+    return articles
 
 
 def refuse_existing(target: Path) -> None:

@@ -38,7 +38,8 @@ class Answering(Protocol):
     index: Index
     answerer: Answerer
 
-    def answer(self, question: str, history: Sequence[object] | None = None) -> Answer: ...
+    def answer(self, question: str, history: Sequence[object] | None = None, mode: str = "hybrid",
+               since: object = None, until: object = None) -> Answer: ...
 
 
 class LLMUnavailable(Exception):
@@ -92,8 +93,8 @@ def stream_text(config: Config, messages: list[dict[str, str]]) -> Iterator[str]
         client.close()
 
 
-def stream_answer(engine: Answering, question: str,
-                  history: Sequence[object] | None = None) -> Iterator[Answer]:
+def stream_answer(engine: Answering, question: str, history: Sequence[object] | None = None,
+                  since: object = None, until: object = None) -> Iterator[Answer]:
     """Provisional answers made of the verified sentences so far, then the final answer (last).
 
     Off-topic questions are refused by the extractive evidence threshold before any LLM call;
@@ -103,7 +104,7 @@ def stream_answer(engine: Answering, question: str,
     config = engine.config
     if not config.llm_url:
         raise QAError("no LLM server configured: set QA_LLM_URL (e.g. http://127.0.0.1:11434/v1)")
-    base = engine.answer(question, history)
+    base = engine.answer(question, history, since=since, until=until)
     if not base.answered:
         yield base
         return

@@ -190,4 +190,4 @@ def _citation(index: Index, sid: int) -> Passage:
     """The Passage for one cited sentence, with its exact offsets."""
     source = index.sent_sources[sid]
     start, end = (int(x) for x in index.sent_spans[sid])
-    return Passage(source, index.articles[source].title, index.sentence_text(sid), start, end, 0.0)
+    return index.passage(source, index.sentence_text(sid), start, end, 0.0)

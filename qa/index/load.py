@@ -16,6 +16,7 @@ from qa.errors import IndexProblem
 from qa.files import file_sha256
 from qa.index.annotations import Annotations
 from qa.index.lexical import BM25Index, TermWeights
+from qa.passage import Passage
 from qa.text.chunk import Chunk
 from qa.text.words import tokenize
 
@@ -62,6 +63,18 @@ class Index:
         """The exact text of sentence i."""
         start, end = self.sent_spans[i]
         return self.articles[self.sent_sources[i]].text[start:end]
+
+    def passage(self, source: str, text: str, start: int, end: int, score: float) -> Passage:
+        """A Passage of an article, with the article's title, date, author and URL."""
+        a = self.articles[source]
+        return Passage(source, a.title, text, start, end, score, a.date, a.author, a.url)
+
+    def dated(self, since: str | None, until: str | None) -> frozenset[str] | None:
+        """The articles dated within [since, until] (ISO dates), or None when there is no bound."""
+        if since is None and until is None:
+            return None
+        return frozenset(s for s, a in self.articles.items() if a.date is not None
+                         and (since is None or a.date >= since) and (until is None or a.date <= until))
 
     def sentence_terms(self, i: int) -> tuple[list[str], frozenset[str]]:
         """Sentence i's terms in order (``tokenize``) and as a set, computed once."""

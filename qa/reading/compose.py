@@ -10,7 +10,7 @@ import numpy as np
 
 from qa.answer import NOT_COVERED, Answer, contains_span
 from qa.passage import Passage
-from qa.reading import coverage
+from qa.reading import coverage, recency
 from qa.reading.question import ask
 from qa.reading.reader import Reader, Reading
 from qa.retrieval.followup import resolve
@@ -60,12 +60,12 @@ class Answerer:
         self.max_facts = max_facts
 
     def answer(self, question: str, history: Sequence[object] | None = None,
-               mode: Mode = "hybrid") -> Answer:
-        """Answer a question, resolving follow-ups against history [(question, answer), ...]."""
+               mode: Mode = "hybrid", since: str | None = None, until: str | None = None) -> Answer:
+        """Answer a question (follow-ups resolved against history), from articles dated since..until."""
         began = time.perf_counter()
         question = clean_question(question, self.max_question_chars)
         query = resolve(question, history)
-        hits = self.retriever.select(query, self.k, mode)
+        hits = self.retriever.select(query, self.k, mode, since, until)
         passages = tuple(self.retriever.passage(i, s) for i, s in hits)
         retrieved = time.perf_counter()
         scored = self._score(question, query, [i for i, _ in hits])
@@ -81,7 +81,8 @@ class Answerer:
                           confidence=round(best.p, 4) if best else 0.0,
                           no_answer=round(reading.no_answer, 4))
         scored, span = self._lead_with_short(scored, reading)
-        facts = self._facts(scored)
+        facts, span = recency.latest_first(self.index, scored, self._facts(scored), reading, span,
+                                           self.min_short, _Scored)
         citations: list[Passage] = []
         parts = []
         for group in facts:
@@ -91,6 +92,7 @@ class Answerer:
                 markers.append(f"[{len(citations)}]")
             parts.append(f"{' '.join(self.index.sentence_text(group[0].sentence).split())} "
                          + "".join(markers))
+        parts = recency.dated_text(self.index, facts, parts)
         timings["answer_ms"] = (time.perf_counter() - retrieved) * 1000
         return Answer(question, " ".join(parts), True, tuple(citations), span.text if span else None,
                       passages, query, round(evidence, 4), timings, short_span=span,
@@ -163,7 +165,7 @@ class Answerer:
         at = next(i for i, s in enumerate(scored) if s.sentence == best.sentence)
         c = best.candidate
         source = self.index.sent_sources[best.sentence]
-        span = Passage(source, self.index.articles[source].title, c.text, c.start, c.end, round(best.p, 4))
+        span = self.index.passage(source, c.text, c.start, c.end, round(best.p, 4))
         lead = _Scored(best.sentence, scored[at].score, c.text)
         return [lead] + scored[:at] + scored[at + 1:], span
 
@@ -197,8 +199,7 @@ class Answerer:
         """The Passage for one cited sentence, with its exact offsets."""
         source = self.index.sent_sources[sentence]
         start, end = (int(x) for x in self.index.sent_spans[sentence])
-        return Passage(source, self.index.articles[source].title,
-                       self.index.sentence_text(sentence), start, end, round(score, 4))
+        return self.index.passage(source, self.index.sentence_text(sentence), start, end, round(score, 4))
 
 
 def proximity(q_terms: list[str], s_terms: list[str]) -> float:

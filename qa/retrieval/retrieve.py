@@ -60,40 +60,67 @@ class Retriever:
                 self._cache.popitem(last=False)
         return vector
 
-    def dense_ranking(self, question: str) -> list[tuple[int, float]]:
-        """Chunk ids by cosine similarity, best first."""
-        n = min(self.depth, self.index.dense.ntotal)  # type: ignore[attr-defined]
-        scores, ids = self.index.dense.search(self.embed_query(question)[None, :], n)  # type: ignore[attr-defined]
+    def dense_ranking(self, question: str, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """Chunk ids by cosine similarity, best first; only ids in allowed (sorted) when given."""
+        import faiss
+
+        total = self.index.dense.ntotal  # type: ignore[attr-defined]
+        n = min(self.depth, total if allowed is None else len(allowed))
+        if n == 0:
+            return []
+        query = self.embed_query(question)[None, :]
+        if allowed is None:
+            scores, ids = self.index.dense.search(query, n)  # type: ignore[attr-defined]
+        else:
+            # FAISS skips the other chunks while it searches, flat or HNSW alike.
+            params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(allowed))
+            scores, ids = self.index.dense.search(query, n, params=params)  # type: ignore[attr-defined]
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
 
-    def bm25_ranking(self, question: str) -> list[tuple[int, float]]:
-        """Chunk ids by BM25 score, best first; chunks sharing no term are left out."""
+    def bm25_ranking(self, question: str, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """Chunk ids by BM25 score, best first; chunks sharing no term (or not allowed) are left out."""
         scores = self.index.bm25.scores(question)
+        if allowed is not None:
+            kept = np.zeros_like(scores)
+            kept[allowed] = scores[allowed]
+            scores = kept
         n = min(self.depth, len(scores))
         top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(int(i), float(scores[i])) for i in top if scores[i] > 0]
 
-    def ranking(self, question: str, mode: Mode = "hybrid") -> list[tuple[int, float]]:
-        """Chunk ids with scores, best first, for one retrieval mode."""
+    def allowed(self, since: str | None, until: str | None) -> np.ndarray | None:
+        """The chunk ids of articles dated within [since, until], or None when there is no bound."""
+        if since is not None and until is not None and since > until:
+            raise ValueError(f"the dates are the wrong way round: {since} is after {until}")
+        sources = self.index.dated(since, until)
+        if sources is None:
+            return None
+        return np.array([i for i, c in enumerate(self.index.chunks) if c.source in sources], dtype=np.int64)
+
+    def ranking(self, question: str, mode: Mode = "hybrid", since: str | None = None,
+                until: str | None = None) -> list[tuple[int, float]]:
+        """Chunk ids with scores, best first, for one retrieval mode and date range."""
+        allowed = self.allowed(since, until)
         if mode == "dense":
-            return self.dense_ranking(question)
+            return self.dense_ranking(question, allowed)
         if mode == "bm25":
-            return self.bm25_ranking(question)
+            return self.bm25_ranking(question, allowed)
         if mode != "hybrid":
             raise ValueError(f"unknown retrieval mode {mode!r}: use one of {', '.join(MODES)}")
         fused: dict[int, float] = {}
-        for ranking in (self.dense_ranking(question), self.bm25_ranking(question)):
+        for ranking in (self.dense_ranking(question, allowed), self.bm25_ranking(question, allowed)):
             for rank, (chunk_id, _score) in enumerate(ranking):
                 fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (self.rrf_k + rank + 1)
         return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
 
-    def select(self, question: str, k: int = 5, mode: Mode = "hybrid") -> list[tuple[int, float]]:
+    def select(self, question: str, k: int = 5, mode: Mode = "hybrid", since: str | None = None,
+               until: str | None = None) -> list[tuple[int, float]]:
         """The k best (chunk id, score) pairs, none repeated and no two overlapping."""
         if k < 1:
             raise ValueError(f"k must be at least 1, not {k}")
         chosen: list[tuple[int, float]] = []
-        for chunk_id, score in self.ranking(question, mode):
+        for chunk_id, score in self.ranking(question, mode, since, until):
             chunk = self.index.chunks[chunk_id]
             if any(_overlap(chunk, self.index.chunks[c]) for c, _ in chosen):
                 continue
@@ -102,20 +129,34 @@ class Retriever:
                 break
         return chosen
 
-    def search(self, question: str, k: int = 5, mode: Mode = "hybrid") -> list[Passage]:
-        """The k best passages, none repeated and no two overlapping."""
-        return [self.passage(i, s) for i, s in self.select(question, k, mode)]
+    def search(self, question: str, k: int = 5, mode: Mode = "hybrid", since: str | None = None,
+               until: str | None = None) -> list[Passage]:
+        """The k best passages (of articles dated within [since, until] when given), none overlapping."""
+        return [self.passage(i, s) for i, s in self.select(question, k, mode, since, until)]
 
     def passage(self, chunk_id: int, score: float) -> Passage:
         """The Passage for a chunk id."""
         chunk = self.index.chunks[chunk_id]
-        title = self.index.articles[chunk.source].title
-        return Passage(chunk.source, title, chunk.text, chunk.start, chunk.end, round(score, 6))
+        return self.index.passage(chunk.source, chunk.text, chunk.start, chunk.end, round(score, 6))
 
 
 def _overlap(a: Chunk, b: Chunk) -> bool:
     """True when two chunks of the same article share characters."""
     return a.source == b.source and a.start < b.end and b.start < a.end
+
+
+def day(value: object) -> str | None:
+    """A date bound as YYYY-MM-DD (from a date or ISO text), None for None; ValueError otherwise."""
+    import datetime as dt
+
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.date):
+        return value.strftime("%Y-%m-%d")
+    try:
+        return dt.date.fromisoformat(str(value).strip()[:10]).isoformat()
+    except ValueError:
+        raise ValueError(f"{str(value)[:40]!r} is not a date: use YYYY-MM-DD, e.g. 2020-03-01") from None
 
 
 def valid_text(text: object) -> object:

@@ -56,7 +56,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
             log.warning("the articles folder changed but could not be indexed: %s", exc)
         return engine
 
-    def respond(question: str, turns: list[Turn], use_llm: bool = False,
+    def respond(question: str, turns: list[Turn], use_llm: bool = False, since: str = "", until: str = "",
                 request: gr.Request | None = None) -> Iterator[tuple[str, str, list[Turn]]]:
         """Show the question with a pending reply at once, then the answer (streamed with the LLM)."""
         turns = list(turns or [])
@@ -68,18 +68,20 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         try:
             limiter.check(_client(request))
             fresh()
+            dates = {"since": since.strip() or None, "until": until.strip() or None}
             if use_llm:
                 reply: qa.Answer | str = ""
-                for reply in get().stream_llm(question, history=history):
+                for reply in get().stream_llm(question, history=history, **dates):
                     yield chat_html(get(), turns, pending=question, draft=reply), "", turns
             else:
-                reply = get().answer(question, history=history)
+                reply = get().answer(question, history=history, **dates)
         except (qa.QAError, ValueError, RateLimited) as exc:
             reply = str(exc)
         turns.append((question, reply))
         yield chat_html(get(), turns), "", turns
 
-    def upload(file: str | None, request: gr.Request | None = None) -> tuple[str, str]:
+    def upload(file: str | None, request: gr.Request | None = None,
+               progress: gr.Progress = gr.Progress()) -> tuple[str, str]:  # noqa: B008 - Gradio's way
         """Add an uploaded article; every problem becomes a one-line message, never a traceback."""
         user = request.username if request is not None else None
         if not may_upload(config, user):
@@ -95,7 +97,8 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
             size = path.stat().st_size
             if size > MAX_UPLOAD_BYTES:
                 raise qa.ArticleError(f"{name}: {size:,} bytes is over the 1 MB limit")
-            get().add_article(name, path.read_bytes())
+            report = get().add_article(name, path.read_bytes(),
+                                       lambda done, message: progress(done, desc=message))
         except qa.QAError as exc:
             log.warning("upload of %r by %s refused: %s", name[:100], _client(request), exc)
             return status_html(f"Not added: {exc}", False), articles_html(get())
@@ -103,9 +106,10 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
             return status_html(f"Not added: {name}: the upload could not be read ({exc.strerror}); "
                            "upload it again", False), articles_html(get())
         added = safe_name(name)
-        title = get().index.articles[added].title
-        log.info("upload of %s (%d bytes) by %s: added", added, size, _client(request))
-        return (status_html(f"Added {added} ({title}); you can ask about it now.", True),
+        new = [get().index.articles[s] for s in report.added] or [get().index.articles[added]]
+        what = new[0].title if len(new) == 1 else f"{len(new)} articles"
+        log.info("upload of %s (%d bytes, %d articles) by %s: added", added, size, len(new), _client(request))
+        return (status_html(f"Added {added} ({what}); you can ask about it now.", True),
                 articles_html(get()))
 
     def ask_api(question: str, history: list[str] | None = None,
@@ -141,6 +145,11 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                     question = gr.Textbox(placeholder="Ask a question about the articles…", show_label=False,
                                           scale=5, elem_id="qa-question", max_length=2000)
                     ask_btn = gr.Button("Ask", variant="primary", scale=1, elem_id="qa-ask")
+                with gr.Row():
+                    since = gr.Textbox(label="Articles dated from (YYYY-MM-DD)", placeholder="any date",
+                                       elem_id="qa-since", max_length=10, scale=1)
+                    until = gr.Textbox(label="to (YYYY-MM-DD)", placeholder="any date", elem_id="qa-until",
+                                       max_length=10, scale=1)
                 use_llm = gr.Checkbox(False, label=f"Generate answers with the local model ({llm_url}); "
                                       "every sentence is verified against its citations",
                                       visible=bool(llm_url), elem_id="qa-llm")
@@ -152,13 +161,14 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                                    css_template=CSS)
                 # Hidden until on_load knows whether this user may upload.
                 with gr.Column(visible=False) as upload_box:
-                    gr.Markdown("**Add an article** — a .txt or .md file; it is searchable at once.")
-                    upload_btn = gr.UploadButton("Upload a .txt or .md file (up to 1 MB)",
+                    gr.Markdown("**Add an article** — text, Markdown, a saved web page, PDF, Word file "
+                                "or RSS/Atom feed; it is searchable at once.")
+                    upload_btn = gr.UploadButton("Upload an article file (up to 1 MB)",
                                                  elem_id="qa-upload", type="filepath")
                     status = gr.HTML("", elem_id="qa-status", css_template=CSS)
 
         private = {"api_visibility": "private"}
-        asking: dict[str, object] = {"fn": respond, "inputs": [question, turns, use_llm],
+        asking: dict[str, object] = {"fn": respond, "inputs": [question, turns, use_llm, since, until],
                                      "outputs": [chat, question, turns], **private}
         ask_btn.click(**asking)
         question.submit(**asking)

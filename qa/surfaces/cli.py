@@ -13,34 +13,10 @@ from qa.config import Config
 from qa.errors import QAError
 from qa.passage import Passage
 from qa.retrieval.retrieve import MODES
-
-
-class UserError(click.ClickException):
-    """A one-line error on stderr with exit code 2."""
-
-    exit_code = 2
-
-    def show(self, file: object = None) -> None:
-        click.echo(f"Error: {self.format_message()}", err=True)
-
-
-def _engine(ctx: click.Context):  # noqa: ANN202 - returns qa.engine.QA
-    from qa.embedding.export import exported
-    from qa.embedding.onnx_runtime import onnx_available
-    from qa.engine import QA
-
-    config = ctx.obj["config"]
-    if onnx_available(config.model) and not exported(config.cache_dir):
-        click.echo("Exporting the embedding model to ONNX, once per machine (about 5 s)…", err=True)
-    return QA(config)
-
-
-def _run(fn, *args, **kwargs):  # noqa: ANN001, ANN202
-    """Call into the library, turning user-fixable problems into a one-line error."""
-    try:
-        return fn(*args, **kwargs)
-    except (QAError, ValueError) as exc:
-        raise UserError(str(exc)) from None
+from qa.surfaces.add import add
+from qa.surfaces.console import UserError, byline
+from qa.surfaces.console import engine as _engine
+from qa.surfaces.console import run as _run
 
 
 def _print_answer(result: Answer, streamed: str = "") -> None:
@@ -67,7 +43,7 @@ def _print_answer(result: Answer, streamed: str = "") -> None:
     for n, p in enumerate(shown, 1):
         snippet = " ".join(p.text.split())
         snippet = snippet if len(snippet) <= 160 else snippet[:157] + "…"
-        click.echo(f"  [{n}] {p.source} {p.start}-{p.end}: {snippet}")
+        click.echo(f"  [{n}] {p.source} {p.start}-{p.end}{byline(p.date, p.author, p.url)}: {snippet}")
 
 
 @click.group()
@@ -101,6 +77,15 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
     ctx.obj = {"config": config}
 
 
+def _dates(command):  # noqa: ANN001, ANN202
+    """The --since and --until options: only articles dated within them are read."""
+    command = click.option("--until", metavar="YYYY-MM-DD", help="Only articles dated on or before.")(command)
+    return click.option("--since", metavar="YYYY-MM-DD", help="Only articles dated on or after.")(command)
+
+
+main.add_command(add)
+
+
 @main.command()
 @click.option("--force", is_flag=True, help="Re-embed every article, ignoring the old index.")
 @click.pass_context
@@ -128,8 +113,10 @@ def build(ctx: click.Context, force: bool) -> None:
 @click.option("-k", default=5, show_default=True, type=click.IntRange(min=1), help="Number of passages.")
 @click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the passages as JSON.")
+@_dates
 @click.pass_context
-def search(ctx: click.Context, question: str, k: int, mode: str, as_json: bool) -> None:
+def search(ctx: click.Context, question: str, k: int, mode: str, as_json: bool, since: str | None,
+           until: str | None) -> None:
     """Print the passages that best match QUESTION.
 
     \b
@@ -137,12 +124,13 @@ def search(ctx: click.Context, question: str, k: int, mode: str, as_json: bool) 
       qa search "prisoner release" -k 3
       qa search "Suhail Shaheen" --mode bm25 --json
     """
-    passages: list[Passage] = _run(_engine(ctx).retrieve, question, k, mode)
+    passages: list[Passage] = _run(_engine(ctx).retrieve, question, k, mode, since, until)
     if as_json:
         click.echo(json.dumps([p.to_dict() for p in passages], ensure_ascii=False, indent=2))
         return
     for n, p in enumerate(passages, 1):
-        click.echo(f"[{n}] {p.source} {p.start}-{p.end} score={p.score:.4f} — {p.title}")
+        click.echo(f"[{n}] {p.source} {p.start}-{p.end} score={p.score:.4f} — {p.title}"
+                   f"{byline(p.date, p.author, p.url)}")
         click.echo("    " + " ".join(p.text.split()) + "\n")
 
 
@@ -151,7 +139,8 @@ def _check_llm(ctx: click.Context, llm: bool) -> None:
         raise UserError("--llm needs a server: set QA_LLM_URL, e.g. QA_LLM_URL=http://127.0.0.1:11434/v1")
 
 
-def _answer(engine, question: str, history: list, llm: bool, stream: bool) -> Answer:  # noqa: ANN001
+def _answer(engine, question: str, history: list, llm: bool, stream: bool,  # noqa: ANN001
+            dates: tuple[str | None, str | None] = (None, None)) -> Answer:
     """Ask the engine; with --llm, print verified sentences as they arrive when streaming."""
     shown = [""]
 
@@ -162,9 +151,9 @@ def _answer(engine, question: str, history: list, llm: bool, stream: bool) -> An
             shown[0] = answer.text
 
     if llm:
-        result = engine.answer_llm(question, history=history, on_partial=partial)
+        result = engine.answer_llm(question, history, partial, *dates)
     else:
-        result = engine.answer(question, history=history)
+        result = engine.answer(question, history=history, since=dates[0], until=dates[1])
     if stream:
         _print_answer(result, shown[0])
     return result
@@ -174,18 +163,21 @@ def _answer(engine, question: str, history: list, llm: bool, stream: bool) -> An
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
 @click.option("--llm", is_flag=True, help="Generate the answer with the server at QA_LLM_URL, verified.")
+@_dates
 @click.pass_context
-def ask(ctx: click.Context, question: str, as_json: bool, llm: bool) -> None:
+def ask(ctx: click.Context, question: str, as_json: bool, llm: bool, since: str | None,
+        until: str | None) -> None:
     """Answer QUESTION with sentences cited from the articles.
 
     \b
     Examples:
       qa ask "How many Taliban prisoners will be released every day?"
       qa ask "When does the release start?" --json
+      qa ask "How many prisoners were freed?" --since 2020-03-01 --until 2020-03-31
       QA_LLM_URL=http://127.0.0.1:11434/v1 QA_LLM_MODEL=llama3.2 qa ask --llm "Who is the spokesman?"
     """
     _check_llm(ctx, llm)
-    result: Answer = _run(_answer, _engine(ctx), question, [], llm, not as_json)
+    result: Answer = _run(_answer, _engine(ctx), question, [], llm, not as_json, (since, until))
     if as_json:
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from html import escape
+from urllib.parse import urlsplit
 
 import qa
+from qa.passage import human_date
 
 CONTEXT_CHARS = 220
 
@@ -39,6 +41,7 @@ CSS = """
 .qa-not-covered .qa-source{border-left-color:#fcd34d}
 .qa-src-title{font-weight:600;font-size:14px}
 .qa-file{font-family:monospace;font-weight:400;color:#6b7280;font-size:12px;margin-left:6px}
+.qa-byline{color:#6b7280;font-size:12px}.qa-byline a{color:#2563eb}
 .qa-snippet{margin:2px 0;color:#374151;font-size:14px;white-space:pre-wrap;overflow-wrap:anywhere}
 .qa-article{max-height:260px;overflow:auto;white-space:pre-wrap;font-size:13px;background:#fff;
   border:1px solid #e5e7eb;padding:8px;border-radius:6px;overflow-wrap:anywhere}
@@ -68,6 +71,24 @@ def _esc(text: str) -> str:
     """HTML-escape untrusted text; also neutralise Markdown link syntax for any Markdown renderer."""
     return escape(text, quote=True).replace("[", "&#91;").replace("]", "&#93;")
 
+
+
+def link(url: str | None, label: str = "link") -> str:
+    """A link that opens in a new tab, for http and https URLs only; "" for anything else."""
+    url = (url or "").strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return ""
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or any(ch.isspace() for ch in url):
+        return ""
+    return f'<a href="{escape(url, quote=True)}" target="_blank" rel="noopener noreferrer">{_esc(label)}</a>'
+
+
+def byline(date: str | None, author: str | None, url: str | None) -> str:
+    """"Reuters · 11 Mar 2020 · link" from what is known of an article; "" when nothing is."""
+    bits = [_esc(x) for x in (author, human_date(date)) if x] + [x for x in (link(url),) if x]
+    return f'<div class="qa-byline">{" · ".join(bits)}</div>' if bits else ""
 
 
 def _highlight(text: str, start: int, end: int, lo: int, hi: int,
@@ -100,7 +121,7 @@ def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True,
     article = engine.index.articles.get(p.source)
     label = f"[{n}] " if n else ""
     head = (f'<div class="qa-src-title">{label}{_esc(p.title)}'
-            f'<span class="qa-file">{_esc(p.source)}</span></div>')
+            f'<span class="qa-file">{_esc(p.source)}</span></div>{byline(p.date, p.author, p.url)}')
     if article is None or article.text[p.start:p.end] != p.text:
         return f'<div class="qa-source">{head}<div class="qa-snippet">{_esc(p.text)}</div></div>'
     text = article.text
@@ -111,7 +132,8 @@ def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True,
     full = (("…" if lo else "") + _highlight(text, p.start, p.end, lo, hi, span)
             + ("…" if hi < len(text) else ""))
     return (f'<div class="qa-source">{head}<div class="qa-snippet">{snippet}</div>'
-            f'<details><summary>Read the whole article</summary><div class="qa-article">{full}</div>'
+            f'<details><summary>Read the whole article</summary>'
+            f'{byline(article.date, article.author, article.url)}<div class="qa-article">{full}</div>'
             "</details></div>")
 
 
@@ -174,13 +196,14 @@ def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = Non
 
 
 def articles_html(engine: qa.QA) -> str:
-    """A table of the indexed articles: title, file name and number of chunks."""
+    """A table of the indexed articles: title (linked when it has a web address), date, file, chunks."""
     chunks = Counter(c.source for c in engine.index.chunks)
-    rows = "".join(f"<tr><td>{_esc(a.title)}</td><td class='qa-file'>{_esc(a.source)}</td>"
+    rows = "".join(f"<tr><td>{link(a.url, a.title) or _esc(a.title)}</td>"
+                   f"<td>{_esc(human_date(a.date) or '')}</td><td class='qa-file'>{_esc(a.source)}</td>"
                    f"<td>{chunks[a.source]}</td></tr>"
                    for a in sorted(engine.index.articles.values(), key=lambda a: a.source))
     return (f"<div><b>{len(engine.index.articles)} articles indexed</b></div><table class='qa-articles'>"
-            f"<tr><th>Title</th><th>File</th><th>Chunks</th></tr>{rows}</table>")
+            f"<tr><th>Title</th><th>Date</th><th>File</th><th>Chunks</th></tr>{rows}</table>")
 
 
 

@@ -1,0 +1,91 @@
+"""Extraction time per format on realistic files made from a seed article: `python eval/formats_bench.py`.
+
+A saved news page (the article inside a site's menus, ads, related links, scripts and footer),
+that page printed to PDF by Chromium, a Word file and an RSS feed of the four seed articles."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from html import escape
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import article_files  # noqa: E402
+
+from qa.articles.load import articles_from_bytes  # noqa: E402
+
+SEEDS = sorted((ROOT / "seeds").glob("*.txt"))
+
+
+def news_page(text: str) -> str:
+    """A seed article as a news site serves it."""
+    title, _, body = text.partition("\n")
+    paragraphs = "".join(f"<p>{escape(p)}</p>" for p in body.split("\n") if p.strip())
+    nav = "".join(f'<li><a href="/section/{i}">Section {i}</a></li>' for i in range(40))
+    related = "".join(f'<li><a href="/story/{i}">Related story number {i} about the region</a></li>'
+                      for i in range(30))
+    script = "<script>" + "var tracking = {};" * 2000 + "</script>"
+    ad = '<div class="ad">Advertisement: subscribe today and save 50% on your first year</div>'
+    return (f"<!doctype html><html><head><title>{escape(title[:80])} | Daily News</title>"
+            '<meta name="author" content="Staff Reporter">'
+            '<meta property="article:published_time" content="2020-03-11T08:00:00Z">'
+            f'<link rel="canonical" href="https://news.example.com/a/1">{script}</head><body>'
+            f"<header><nav><ul>{nav}</ul></nav></header>{ad}<main><article><h1>{escape(title)}</h1>"
+            f"{paragraphs}{ad}</article><aside><h3>Related</h3><ul>{related}</ul></aside></main>"
+            "<footer><p>© 2020 Daily News. All rights reserved.</p></footer></body></html>")
+
+
+def make(folder: Path) -> list[Path]:
+    import docx
+
+    text = max((p.read_text("utf-8") for p in SEEDS), key=len)
+    page = folder / "page.html"
+    page.write_text(news_page(text), "utf-8")
+    pdf = folder / "page.pdf"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=article_files.CHROMIUM, headless=True,
+                                     args=["--no-sandbox"])
+        tab = browser.new_page()
+        tab.goto(page.as_uri())
+        tab.pdf(path=str(pdf), format="A4")
+        browser.close()
+    document = docx.Document()
+    for paragraph in text.split("\n"):
+        document.add_paragraph(paragraph)
+    word = folder / "article.docx"
+    document.save(str(word))
+    items = "".join(f"<item><title>{escape(p.read_text('utf-8').partition(chr(10))[0][:80])}</title>"
+                    f"<link>https://news.example.com/{i}</link>"
+                    "<pubDate>Wed, 11 Mar 2020 08:00:00 GMT</pubDate>"
+                    f"<description>{escape(news_page(p.read_text('utf-8')))}</description></item>"
+                    for i, p in enumerate(SEEDS))
+    feed = folder / "feed.rss"
+    feed.write_text(f'<?xml version="1.0"?><rss version="2.0"><channel><title>Daily News</title>{items}'
+                    "</channel></rss>", "utf-8")
+    return [page, pdf, word, feed]
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in make(Path(tmp)):
+            data = path.read_bytes()
+            articles_from_bytes(path.name, data)  # imports and warms up
+            runs = []
+            for _ in range(5):
+                began = time.perf_counter()
+                articles = articles_from_bytes(path.name, data)
+                runs.append((time.perf_counter() - began) * 1000)
+            chars = sum(len(a.text) for a in articles)
+            print(f"{path.suffix:6} {len(data) / 1024:7.1f} KB -> {len(articles)} article(s), "
+                  f"{chars:,} chars: {statistics.median(runs):6.1f} ms (median of 5)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""Converters: one file's bytes in, its articles out (one per file, one per entry of a feed).
+
+Enters: a file name (its suffix picks the converter, ``registry.py``) and the file's bytes.
+Leaves: ``Extracted`` records, each the article's canonical plain text (what is indexed, cited and
+shown; offsets refer to it) with its title, date (``YYYY-MM-DD``), author and URL, None when unknown.
+A file that cannot give an article raises ``ArticleError`` with one line naming the file and why.
+The format libraries (trafilatura, pypdf, python-docx, feedparser) are imported on first use.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """One article's canonical text and metadata, as a converter found them."""
+
+    text: str
+    title: str | None = None
+    date: str | None = None
+    author: str | None = None
+    url: str | None = None
+    # Set for a feed entry: the entry's number in its feed, so each has its own source name.
+    entry: int | None = None
+
+
+def iso_date(value: object) -> str | None:
+    """A date as YYYY-MM-DD from a datetime, a struct_time or text starting with one; else None."""
+    if isinstance(value, dt.datetime | dt.date):
+        return value.strftime("%Y-%m-%d")
+    if hasattr(value, "tm_year"):
+        return f"{value.tm_year:04d}-{value.tm_mon:02d}-{value.tm_mday:02d}"  # type: ignore[attr-defined]
+    if isinstance(value, str) and (m := _ISO.search(value)):
+        try:
+            return dt.date(int(m[1]), int(m[2]), int(m[3])).isoformat()
+        except ValueError:
+            return None
+    return None
+
+
+def clean(value: object) -> str | None:
+    """Text metadata with whitespace collapsed, or None when it is empty or not text."""
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())
+    return text or None
