@@ -10,6 +10,7 @@ rebuilds report.md in that folder from every results file there):
   load         50 chat clients for a minute, with uploads
   faults       kill -9 during builds and uploads, a full disk
   llm          generative answers from the local LLM against the extractive ones
+  formats      extraction time per article format, against reading plain text
   fit-reader   refit the reader on RealTime QA back numbers (writes qa/reading/*.json)
   report       only rebuild report.md (and, with --publish, the figures quoted in docs/)
 """
@@ -32,7 +33,8 @@ from eval.paths import MissingData, add_publish, out_dir  # noqa: E402
 DELEGATED = {"bench": ("eval.bench", "bench.json"), "scale": ("eval.scale_bench", "scale.json"),
              "load": ("eval.load_bench", "load.json"), "faults": ("eval.faults", "faults.json"),
              "llm": ("eval.llm_compare", "llm_compare.json"),
-             "fit-reader": ("eval.fit_reader", "reader_fit.json")}
+             "fit-reader": ("eval.fit_reader", "reader_fit.json"),
+             "formats": ("eval.formats_bench", "formats.json")}
 COMMANDS = ["quality", "realtimeqa", *DELEGATED, "report"]
 
 

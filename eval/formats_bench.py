@@ -5,6 +5,8 @@ that page printed to PDF by Chromium, a Word file and an RSS feed of the four se
 
 from __future__ import annotations
 
+import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -17,6 +19,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import article_files  # noqa: E402
 
+from eval.paths import output_file  # noqa: E402
 from qa.articles.load import articles_from_bytes  # noqa: E402
 
 SEEDS = sorted((ROOT / "seeds").glob("*.txt"))
@@ -72,19 +75,35 @@ def make(folder: Path) -> list[Path]:
     return [page, pdf, word, feed]
 
 
+def _median_ms(name: str, data: bytes) -> tuple[float, list]:
+    """Median of 5 warm extractions of data (as a file called name), and the articles."""
+    articles_from_bytes(name, data)  # imports and warms up
+    runs = []
+    for _ in range(5):
+        began = time.perf_counter()
+        articles = articles_from_bytes(name, data)
+        runs.append((time.perf_counter() - began) * 1000)
+    return statistics.median(runs), articles
+
+
 def main() -> None:
+    """Time each format's extraction against reading the same text as a .txt, in one run."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=Path, default=output_file("formats.json", False))
+    args = parser.parse_args()
+    rows = {}
     with tempfile.TemporaryDirectory() as tmp:
         for path in make(Path(tmp)):
             data = path.read_bytes()
-            articles_from_bytes(path.name, data)  # imports and warms up
-            runs = []
-            for _ in range(5):
-                began = time.perf_counter()
-                articles = articles_from_bytes(path.name, data)
-                runs.append((time.perf_counter() - began) * 1000)
-            chars = sum(len(a.text) for a in articles)
+            ms, articles = _median_ms(path.name, data)
+            text = "\n\n".join(a.text for a in articles)
+            txt_ms, _ = _median_ms("same.txt", text.encode("utf-8"))
+            rows[path.suffix] = {"kb": round(len(data) / 1024, 1), "articles": len(articles),
+                                 "chars": len(text), "median_ms": round(ms, 2),
+                                 "ratio_to_txt": round(ms / txt_ms, 1)}
             print(f"{path.suffix:6} {len(data) / 1024:7.1f} KB -> {len(articles)} article(s), "
-                  f"{chars:,} chars: {statistics.median(runs):6.1f} ms (median of 5)")
+                  f"{len(text):,} chars: {ms:6.1f} ms (median of 5) = {ms / txt_ms:.0f}x reading it as .txt")
+    args.out.write_text(json.dumps({"formats": rows}, indent=1), "utf-8")
 
 
 if __name__ == "__main__":
