@@ -92,8 +92,57 @@ def reader(folder: Path) -> str | None:
             "candidate).")
 
 
+def load(folder: Path) -> str | None:
+    """The chat under load, and the faults it survives."""
+    r, f = _read(folder, "load.json"), _read(folder, "faults.json")
+    lines = []
+    if r:
+        ups = r["upload_results"]
+        lines.append(
+            f"- **Load** ({r['machine']['cpus']} cores): {r['requests']:,} `/ask` requests from "
+            f"{r['clients']} clients in {r['seconds']:.0f} s, **{r['failed']} failed**, "
+            f"{r['requests_per_s']:.1f} requests/s, p50 {r['p50_ms'] / 1000:.2f} s, p95 "
+            f"{r['p95_ms'] / 1000:.2f} s (Gradio runs one `/ask` at a time: this is queueing). "
+            f"{r['citations_checked']:,} citations checked exact. {sum(u['ok'] for u in ups)} of "
+            f"{len(ups)} uploads added meanwhile, {sum(u['answered_from_it'] for u in ups)} answered "
+            f"from at once. Server memory {r['rss_mb_after_warmup']:.0f} MB after warm-up, "
+            f"{r['rss_mb_end']:.0f} MB at the end ({r['memory_growth']:+.1%}).")
+    if f:
+        kills, ups = f["build_kills"], f["upload_kills"]
+        lines.append(
+            f"- **`kill -9` of `qa build`** {len(kills)} times, "
+            f"{min(k['killed_after_s'] for k in kills):.1f}-{max(k['killed_after_s'] for k in kills):.1f} s "
+            f"into a {f['build_s']:.1f} s build: after "
+            f"{sum(len(k['index_dirs_after_kill']) == 1 for k in kills)} of them one whole index was left, "
+            "which passed its checksums and answered (the run stops otherwise).")
+        kept = sum(u["unchanged"] for u in ups)
+        lines.append(f"- **`kill -9` of an upload's build** {len(ups)} times: {kept} of {len(ups)} left "
+                     "`seeds/` and the index unchanged.")
+        disk = f["full_disk"]
+        lines.append(f"- **Full disk**: exit code {disk['exit_code']}, "
+                     f"old index in use: {disk['old_index_in_use']}; the message: ``{disk['stderr']}``")
+    return "\n".join(lines) or None
+
+
+def llm(folder: Path) -> str | None:
+    """Generative answers of the test model against the extractive ones."""
+    r = _read(folder, "llm_compare.json")
+    if not r:
+        return None
+    e, g = r["extractive"], r["llm"]
+    return (f"{r['questions']} answerable questions: {g['sentences_dropped']} of "
+            f"{g['sentences_dropped'] + g['sentences_kept']} generated sentences "
+            f"({g['dropped_share']:.0%}) were dropped, {sum(g['fallbacks'].values())} answers fell back "
+            f"to the extractive one and {g['generated_answers_shown']} were shown generated. Answer "
+            f"containment {g['contains']:.3f} vs {e['contains']:.3f} extractive, citation precision "
+            f"{g['citation_precision']:.3f} vs {e['citation_precision']:.3f}; on the generated answers "
+            f"containment was {g['contains_when_generated']:.3f} vs {g['extractive_contains_same']:.3f} "
+            "for the extractive answer to the same questions.")
+
+
 BLOCKS: dict[str, Callable[[Path], str | None]] = {
-    "quality": quality, "realtimeqa": realtimeqa, "speed": speed, "reader": reader}
+    "quality": quality, "realtimeqa": realtimeqa, "speed": speed, "reader": reader, "load": load,
+    "llm": llm}
 
 
 def render(text: str, folder: Path = RESULTS) -> str:
