@@ -1,6 +1,6 @@
 """Speed benchmark: index build, warm answer() latency, cold `qa ask`; ratios measured in one run.
 
-Run: .venv/bin/python eval/bench.py [--out eval/results/bench.json]
+Run: .venv/bin/python -m eval bench [--publish]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from eval.paths import eval_articles
+from eval.paths import RUNS, eval_articles
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -66,7 +66,7 @@ def main() -> None:
         warm_only(Path(sys.argv[2]), Path(sys.argv[3]))
         return
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", type=Path, default=ROOT / "eval/results/bench.json")
+    parser.add_argument("--out", type=Path, default=RUNS / "bench.json")
     parser.add_argument("--repeats", type=int, default=3, help="Index builds and cold runs to time.")
     args = parser.parse_args()
 

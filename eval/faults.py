@@ -3,7 +3,7 @@
 After each kill the index must pass its checksum check and `qa ask` must answer with exact
 offsets; a killed upload must leave the articles and the index as they were.
 
-    .venv/bin/python eval/faults.py   # 10 build kills, 3 upload kills, full disk -> eval/results/faults.json
+    .venv/bin/python -m eval faults [--publish]   # 10 build kills, 3 upload kills, full disk
 """
 
 from __future__ import annotations
@@ -22,12 +22,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "eval" / "results" / "faults.json"
 QA = str(Path(sys.executable).parent / "qa")
 QUESTION = "How many Taliban prisoners will be released each day?"
 sys.path.insert(0, str(ROOT))
 
-from eval.paths import eval_articles  # noqa: E402
+from eval.paths import RUNS, eval_articles  # noqa: E402
+
+RESULTS = RUNS / "faults.json"
 from qa.articles.load import load_articles  # noqa: E402
 from qa.index.load import current_path, load_index  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""`python -m eval.fit_reader`: fit the reader's type table and span ranker on RealTime QA back numbers.
+"""`python -m eval fit-reader`: fit the reader's type table and span ranker on RealTime QA back numbers.
 
 The back numbers (2020 to mid-2022) are for fitting only; figures are reported on RealTime QA 2022
 by `python -m eval --realtimeqa`. Every back-number evidence passage becomes one article of a
@@ -23,7 +23,7 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from eval.paths import benchmark_dir  # noqa: E402
+from eval.paths import RUNS, benchmark_dir  # noqa: E402
 from qa import QA, Config  # noqa: E402
 from qa.reading import question as qmod  # noqa: E402
 from qa.reading import reader as rmod  # noqa: E402
@@ -32,7 +32,7 @@ from qa.reading.question import ask  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
 WORK = Path(__file__).parent / "results" / "cache" / "backnumber"
-RESULTS = Path(__file__).parent / "results" / "reader_fit.json"
+RESULTS = RUNS / "reader_fit.json"
 FOLDS = 5
 
 
@@ -131,9 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     """Fit, cross-validate, write the files, print the figures."""
     from sklearn.linear_model import LogisticRegression
 
-    ap = argparse.ArgumentParser(prog="python -m eval.fit_reader", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m eval fit-reader", description=__doc__)
     ap.add_argument("--limit", type=int, help="only the first N back-number questions with evidence")
     ap.add_argument("--work", type=Path, default=WORK, help="folder for the back-number index")
+    ap.add_argument("--out", type=Path, default=RESULTS, help="the figures of the fit")
     args = ap.parse_args(argv)
     rows = load(limit=args.limit)
     engine = engine_over(rows, args.work)
@@ -158,12 +159,12 @@ def main(argv: list[str] | None = None) -> int:
         "features": list(rmod.FEATURES), "weights": [round(float(w), 5) for w in model.coef_[0]],
         "bias": round(float(model.intercept_[0]), 5),
         "fitted": f"logistic regression on {len(rows)} RealTime QA back-number questions "
-                  f"({len(y)} candidate spans); refit with `python -m eval.fit_reader`",
+                  f"({len(y)} candidate spans); refit with `python -m eval fit-reader`",
     }, indent=1) + "\n", "utf-8")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=1) + "\n", "utf-8")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n", "utf-8")
     print(json.dumps(report, indent=1))
-    print(f"wrote {qmod.TYPES_FILE}, {rmod.RANKER_FILE} and {RESULTS}", file=sys.stderr)
+    print(f"wrote {qmod.TYPES_FILE}, {rmod.RANKER_FILE} and {args.out}", file=sys.stderr)
     return 0
 
 

@@ -1,7 +1,7 @@
 """Extractive vs verified generative answers on the answerable questions, with a local LLM server.
 
-    .venv/bin/python -m eval.llm_compare                  # starts SmolLM2-135M with llama_cpp.server
-    QA_LLM_URL=http://127.0.0.1:11434/v1 QA_LLM_MODEL=llama3.2 .venv/bin/python -m eval.llm_compare
+    .venv/bin/python -m eval llm                  # starts SmolLM2-135M with llama_cpp.server
+    QA_LLM_URL=http://127.0.0.1:11434/v1 QA_LLM_MODEL=llama3.2 .venv/bin/python -m eval llm
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from eval.harness import ROOT, evidence_spans, load_questions, score_answer, temp_engine
-from eval.paths import eval_articles
+from eval.harness import evidence_spans, load_questions, score_answer, temp_engine
+from eval.paths import RUNS, eval_articles
 from qa import QA, Answer
 from qa.generation.verify import split_generated
 
-OUT = Path(__file__).parent / "results" / "llm_compare.json"
+OUT = RUNS / "llm_compare.json"
 
 
 def smollm_gguf() -> Path | None:
@@ -123,16 +123,17 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="Only the first N questions.")
     parser.add_argument("--timeout", type=float, default=60.0, help="Seconds per generated reply.")
+    parser.add_argument("--out", type=Path, default=OUT, help="The results file.")
     args = parser.parse_args()
     questions = load_questions(limit=args.limit)
     url = os.environ.get("QA_LLM_URL", "")
     with (nullcontext(url) if url else llama_server(_require_gguf())) as url:
         with temp_engine(eval_articles(), llm_url=url, llm_timeout=args.timeout) as engine:
             result = compare(engine, questions)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
-    print(f"per-question rows: {OUT.relative_to(ROOT)}")
+    print(f"per-question rows: {args.out}")
 
 
 def _require_gguf() -> Path:

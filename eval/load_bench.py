@@ -4,8 +4,8 @@ Starts `app.py` on 127.0.0.1 with sign-in and uploads on, over a private copy of
 runs the clients (each signed in as its own user) and the uploads, checks every citation
 against the article files, samples the server's memory, and writes the figures as JSON.
 
-    .venv/bin/python eval/load_bench.py              # 50 clients, 60 s, 3 uploads -> eval/results/load.json
-    .venv/bin/python eval/load_bench.py --clients 8 --seconds 10 --uploads 2 --out /tmp/load.json
+    .venv/bin/python -m eval load [--publish]         # 50 clients, 60 s, 3 uploads
+    .venv/bin/python -m eval load --clients 8 --seconds 10 --uploads 2 --out /tmp/load.json
 """
 
 from __future__ import annotations
@@ -27,12 +27,14 @@ import httpx
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "eval" / "results" / "load.json"
 REQUEST_TIMEOUT = 120.0
 SAMPLE_EVERY = 0.5
 sys.path.insert(0, str(ROOT))
 
+from eval.paths import RUNS  # noqa: E402
 from qa.articles.load import article_from_bytes  # noqa: E402
+
+RESULTS = RUNS / "load.json"
 
 
 def _questions() -> list[str]:

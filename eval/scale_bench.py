@@ -1,7 +1,7 @@
 """Scale benchmark: build throughput on RealTime QA passages, 10k-1M vector indexes, LangChain peer.
 
-Run: .venv/bin/python eval/scale_bench.py [--passages 10000] [--sizes 10000,100000,1000000]
-Prints every figure (eval/bench.py's too) and writes eval/results/scale.json. Every ratio
+Run: .venv/bin/python -m eval scale [--passages 10000] [--sizes 10000,100000,1000000]
+Prints every figure (eval/bench.py's too) and writes scale.json (eval/runs/, or eval/results/ with --publish). Every ratio
 compares two things measured in this same run; absolute times depend on the machine's load.
 """
 
@@ -21,6 +21,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 from scale_data import ROOT, cores, grow, percentiles, rss_mb, rtqa_articles, rtqa_questions  # noqa: E402
+
+from eval.paths import RUNS  # noqa: E402
 
 PROBE_SHARES = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)  # IVF: share of the cells probed
 
@@ -123,9 +125,8 @@ def bench_vectors(real: np.ndarray, queries: np.ndarray, sizes: list[int], work:
     return rows
 
 
-def run_bench() -> dict:
-    """eval/bench.py in its own process: warm answer() and cold `qa ask`."""
-    out = ROOT / "eval/results/bench.json"
+def run_bench(out: Path) -> dict:
+    """eval/bench.py in its own process (writing out): warm answer() and cold `qa ask`."""
     subprocess.run([sys.executable, str(ROOT / "eval/bench.py"), "--out", str(out)], check=True, cwd=ROOT)
     return json.loads(out.read_text())
 
@@ -146,7 +147,7 @@ def main() -> None:
     parser.add_argument("--only", default="bench,build,vectors,peer", help="sections to run")
     parser.add_argument("--work", type=Path, help="work folder (kept; default: a temporary one)")
     parser.add_argument("--progress", action="store_true", help="progress bar while embedding")
-    parser.add_argument("--out", type=Path, default=ROOT / "eval/results/scale.json")
+    parser.add_argument("--out", type=Path, default=RUNS / "scale.json")
     args = parser.parse_args()
     only = set(args.only.split(","))
     work = args.work or Path(tempfile.mkdtemp(prefix="qa-scale-"))
@@ -155,7 +156,7 @@ def main() -> None:
     result["machine"] = {"cores": cores(), "loadavg": os.getloadavg()}
 
     if "bench" in only:
-        result["bench"] = run_bench()
+        result["bench"] = run_bench(args.out.with_name("bench.json"))
     from qa import QA, Config
     from qa.articles.load import load_articles
     from qa.embedding.export import export_onnx
