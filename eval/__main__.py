@@ -109,7 +109,12 @@ def delegate(command: str, rest: list[str], out: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command, then rebuild the report of the folder it wrote into."""
-    args, rest = parse(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in DELEGATED:  # their own flags (and --help) pass through untouched
+        args = argparse.Namespace(command=argv[0], publish="--publish" in argv)
+        rest = [a for a in argv[1:] if a != "--publish"]
+    else:
+        args, rest = parse(argv)
     folder = out_dir(args.publish)
     try:
         if args.command in ("quality", "realtimeqa"):

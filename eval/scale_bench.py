@@ -1,8 +1,9 @@
 """Scale benchmark: build throughput on RealTime QA passages, 10k-1M vector indexes, LangChain peer.
 
 Run: .venv/bin/python -m eval scale [--passages 10000] [--sizes 10000,100000,1000000]
-Prints every figure (eval/bench.py's too) and writes scale.json (eval/runs/, or eval/results/ with --publish). Every ratio
-compares two things measured in this same run; absolute times depend on the machine's load.
+Prints every figure (eval/bench.py's too) and writes scale.json (eval/runs/, or eval/results/
+with --publish). Every ratio compares two things measured in this same run; absolute times
+depend on the machine's load.
 """
 
 from __future__ import annotations
