@@ -58,7 +58,8 @@ def build_on_ray(config: Config, address: str, corpus_path: Path | None = None, 
         if not export.is_file():
             raise ClusterError(f"the ONNX export {export} is missing: run `qa build` once on this machine")
         corpus = read_corpus(corpus_path or config.seeds_dir)
-        settings = Settings(config.model, export.resolve(), config.nlp, config.chunk_size, config.chunk_overlap)
+        settings = Settings(config.model, export.resolve(), config.nlp, config.chunk_size,
+                            config.chunk_overlap)
         return _build(config, corpus, settings, force, workers, progress, shard_rows, began)
     finally:
         if joined:
@@ -138,7 +139,8 @@ def embed_on_ray(articles: list[Article], settings: Settings, workers: int | Non
             pieces[str(source)] = unpack(payload)
     missing = {a.source for a in articles} - set(pieces)
     if missing:
-        raise ClusterError(f"the cluster returned no result for {len(missing)} article(s); run the build again")
+        raise ClusterError(f"the cluster returned no result for {len(missing)} article(s): "
+                           "run the build again")
     return pieces
 
 

@@ -92,17 +92,26 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
     ctx.obj = {"config": config}
 
 
+def _cluster(name: str):  # noqa: ANN202 - a click command or function of qa/cluster/cli.py
+    """The cluster stage comes after this one: its commands are looked up by name, Ray on use."""
+    return getattr(__import__("qa.cluster.cli", fromlist=[name]), name)
+
+
 @main.command()
 @click.option("--force", is_flag=True, help="Re-embed every article, ignoring the old index.")
+@click.option("--ray", "address", metavar="ADDRESS", help="Build on a Ray cluster (HOST:PORT, or auto).")
+@click.option("--corpus", type=click.Path(exists=True), help="With --ray: a .jsonl/.parquet file or folder.")
 @click.pass_context
-def build(ctx: click.Context, force: bool) -> None:
+def build(ctx: click.Context, force: bool, address: str | None, corpus: str | None) -> None:
     """Build or update the index (only new or changed articles are embedded).
 
     \b
     Examples:
       qa build
-      qa build --force
+      qa build --ray auto --corpus articles.jsonl
     """
+    if address or corpus:
+        return _cluster("build_on_cluster")(ctx.obj["config"], address, corpus, force, None)
     report = _run(_engine(ctx).build, force=force, progress=sys.stderr.isatty())
     if report.up_to_date:
         click.echo(f"Index is up to date ({len(report.unchanged)} articles).")
@@ -236,3 +245,6 @@ def hash_password_cmd(user: str, from_stdin: bool) -> None:
     if len(password) < 8:
         click.echo("warning: a password under 8 characters is easy to guess", err=True)
     click.echo(f"{user}:{hash_password(password)}")
+
+
+main.add_command(_cluster("serve"))
