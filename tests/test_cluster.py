@@ -91,7 +91,8 @@ def clustered(cluster, corpus, tmp_path_factory) -> Path:
 
 def test_cluster_build_gives_the_single_machine_chunks_vectors_and_top5(single, clustered):
     one, many = load_index(single), load_index(clustered)
-    assert [(c.source, c.start, c.end) for c in many.chunks] == [(c.source, c.start, c.end) for c in one.chunks]
+    spans = [(c.source, c.start, c.end) for c in one.chunks]
+    assert [(c.source, c.start, c.end) for c in many.chunks] == spans
     assert many.sent_sources == one.sent_sources and (many.sent_spans == one.sent_spans).all()
     mine = shard_vectors(many)
     theirs = one.dense.reconstruct_n(0, one.dense.ntotal)
@@ -102,7 +103,8 @@ def test_cluster_build_gives_the_single_machine_chunks_vectors_and_top5(single, 
     questions = [json.loads(line)["question"] for line in (ROOT / "eval/questions.jsonl").open()][:20]
     a, b = _engine(single), _engine(clustered)
     for q in questions:
-        assert [(p.source, p.start) for p in b.retrieve(q, 5)] == [(p.source, p.start) for p in a.retrieve(q, 5)]
+        top = [(p.source, p.start) for p in a.retrieve(q, 5)]
+        assert [(p.source, p.start) for p in b.retrieve(q, 5)] == top, q
     fields = json.loads((many.path / "article_fields.json").read_text())
     assert fields[one.chunks[0].source]["url"].startswith("https://x/")
 
@@ -119,16 +121,13 @@ def test_a_damaged_shard_is_refused_on_load(clustered, tmp_path):
 
 
 def _worker_pids(cluster: LocalCluster, title: str) -> list[int]:
-    """Processes of this cluster (by process group) whose title contains title."""
+    """Processes of this cluster whose title contains title."""
     found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
+    for pid in cluster.processes():
         try:
-            cmd = (proc / "cmdline").read_bytes().decode(errors="replace")
-            if title in cmd and os.getpgid(int(proc.name)) in cluster.groups:
-                found.append(int(proc.name))
-        except (OSError, ProcessLookupError):
+            if title in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+                found.append(pid)
+        except OSError:
             continue
     return found
 
@@ -225,7 +224,8 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
         assert answered == 10  # ten answers in a row after the kill
         while time.monotonic() < deadline and len(_worker_pids(cluster, "ServeReplica:qa:QAService")) < 2:
             time.sleep(1)
-        assert replicas[0] not in (now := _worker_pids(cluster, "ServeReplica:qa:QAService")) and len(now) == 2
+        now = _worker_pids(cluster, "ServeReplica:qa:QAService")
+        assert replicas[0] not in now and len(now) == 2
     finally:
         server.send_signal(signal.SIGTERM)
         try:

@@ -66,8 +66,8 @@ class LocalCluster:
 
     def wait_for_cpus(self, want: int, timeout: float = 60) -> None:
         """Block until the cluster reports want CPUs (a new node registers within seconds)."""
-        code = ("import ray; ray.init(address=%r, logging_level='ERROR', log_to_driver=False); "
-                "print(int(ray.cluster_resources().get('CPU', 0)))") % self.address
+        code = (f"import ray; ray.init(address={self.address!r}, logging_level='ERROR', log_to_driver=False);"
+                " print(int(ray.cluster_resources().get('CPU', 0)))")
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -76,11 +76,36 @@ class LocalCluster:
             time.sleep(1)
         raise RuntimeError(f"the cluster at {self.address} did not reach {want} CPUs")
 
+    def processes(self) -> list[int]:
+        """Every live process of this cluster: the nodes' daemons and their workers.
+
+        Workers start sessions of their own, so they are found as the daemons' descendants.
+        """
+        parents: dict[int, int] = {}
+        mine: set[int] = set()
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            pid = int(proc.name)
+            parents[pid] = int(fields[1])
+            if int(fields[2]) in self.groups:  # the process group
+                mine.add(pid)
+        grew = True
+        while grew:
+            more = {pid for pid, parent in parents.items() if parent in mine} - mine
+            mine |= more
+            grew = bool(more)
+        return sorted(mine)
+
     def stop(self) -> None:
         """Kill every process the nodes started, and remove their files."""
-        for group in self.groups:
+        for pid in self.processes():
             try:
-                os.killpg(group, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
         self.groups.clear()
