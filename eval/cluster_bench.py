@@ -118,8 +118,9 @@ def quality(work: Path, cluster) -> dict:  # noqa: ANN001 - a LocalCluster
     from qa.index.load import load_index
 
     questions = load_questions()
-    keep = ("contains", "f1", "hit@5", "mrr@5", "citation_precision", "citation_recall",
-            "refusal_precision", "refusal_recall", "false_refusal_rate")
+    keep = ("contains", "f1", "em", "evidence_hit@5", "evidence_mrr@10", "citation_precision",
+            "citation_recall", "refusal_precision", "refusal_recall", "false_refusal_rate")
+    texts: dict[str, list[str]] = {}
 
     def score(index_dir: Path, change=None) -> dict:  # noqa: ANN001
         engine = QA(Config.from_env(index_dir=index_dir))
@@ -127,8 +128,12 @@ def quality(work: Path, cluster) -> dict:  # noqa: ANN001 - a LocalCluster
         if change is not None:
             index.sent_vectors = change(np.asarray(index.sent_vectors, np.float32))
         engine._swap(index)
-        summary = summarize(ask_all(engine, questions, "hybrid"))
-        return {k: round(summary[k], 4) for k in keep if k in summary}
+        records = ask_all(engine, questions, "hybrid")
+        summary = summarize(records)
+        mine = texts.setdefault(str(index_dir) + str(change is not None), [r["text"] for r in records])
+        first = next(iter(texts.values()))  # the normal index's answers, scored first
+        same = sum(a == b for a, b in zip(mine, first, strict=True)) / len(first)
+        return {**{k: round(summary[k], 4) for k in keep if k in summary}, "same_answer_as_float32": same}
 
     normal = QA(Config.from_env(index_dir=work / "seeds-normal", seeds_dir=ROOT / "seeds"))
     normal.build()
