@@ -232,3 +232,34 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
             server.wait(30)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["build", "--corpus", "seeds"], "--corpus is read on a Ray cluster: add --ray ADDRESS"),
+    (["build", "--ray", "localhost"], "--ray 'localhost' is not HOST:PORT or auto"),
+    (["build", "--ray", f"127.0.0.1:{free_port()}"], "no Ray cluster at 127.0.0.1:"),
+    (["serve", "--ray", "auto"], "no index in"),
+])
+def test_cli_mistakes_are_one_line_errors(args, message, tmp_path):
+    from click.testing import CliRunner
+
+    from qa.surfaces.cli import main
+
+    result = CliRunner().invoke(main, ["--index", str(tmp_path / "none"), *args])
+    assert result.exit_code == 2 and message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_corpus_without_text_is_a_one_line_error_and_keeps_the_index(cluster, clustered, tmp_path):
+    from click.testing import CliRunner
+
+    from qa.index.load import current_path
+    from qa.surfaces.cli import main
+
+    before = current_path(clustered)
+    for name, content in [("rows.jsonl", '{"id": "a", "title": "no text"}\n'), ("rows.csv", "id,text\n")]:
+        (tmp_path / name).write_text(content)
+        result = CliRunner().invoke(main, ["--index", str(clustered), "build", "--ray", cluster.address,
+                                           "--corpus", str(tmp_path / name)])
+        assert result.exit_code == 2, result.output
+        assert len(result.output.strip().splitlines()) == 1 and "corpus" in result.output
+    assert current_path(clustered) == before

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import socket
 import time
 from pathlib import Path
 
@@ -37,6 +38,7 @@ def connect(address: str) -> bool:
     ray = ray_module()
     if ray.is_initialized():
         return False
+    _reachable(address)
     try:
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     except Exception as exc:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError by version
@@ -44,6 +46,20 @@ def connect(address: str) -> bool:
         raise ClusterError(f"no Ray cluster at {address!r} ({reason}): start one with "
                            "`ray start --head`, then pass its address (or auto)") from None
     return True
+
+
+def _reachable(address: str) -> None:
+    """Fail fast when nothing listens at HOST:PORT: ray.init would retry for minutes."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        if address != "auto":
+            raise ClusterError(f"--ray {address!r} is not HOST:PORT or auto")
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise ClusterError(f"no Ray cluster at {address} ({exc.strerror or exc}): start one with "
+                           "`ray start --head`, then pass its address (or auto)") from None
 
 
 def build_on_ray(config: Config, address: str, corpus_path: Path | None = None, force: bool = False,
