@@ -191,16 +191,19 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     ask = json.dumps({"question": TALIBAN}).encode()
+    lines: list[str] = []
+    # `qa serve` says "Serving" once every replica is up (serve.run returns when the app runs).
+    def read() -> None:
+        for line in server.stderr:
+            lines.append(line)
+
+    threading.Thread(target=read, daemon=True).start()
     try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            try:
-                if _call(url + "/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert server.poll() is None, server.stderr.read()[-2000:]
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not any(line.startswith("Serving") for line in lines):
+            assert server.poll() is None, "".join(lines)[-2000:]
             time.sleep(1)
+        assert any(line.startswith("Serving") for line in lines), "".join(lines)[-2000:]
         status, answer = _call(url + "/ask", ask)
         assert status == 200 and answer["answered"] and "100" in answer["text"]
         status, found = _call(url + "/search", json.dumps({"question": "prisoner release", "k": 3}).encode())
@@ -211,6 +214,9 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
             assert status == code and list(error) == ["error"] and "\n" not in error["error"]
         assert _call(url + "/nowhere")[0] == 404
         replicas = _worker_pids(cluster, "ServeReplica:qa:QAService")
+        while time.monotonic() < deadline and len(replicas) < 2:
+            time.sleep(1)
+            replicas = _worker_pids(cluster, "ServeReplica:qa:QAService")
         assert len(replicas) == 2, replicas
         os.kill(replicas[0], signal.SIGKILL)
         answered = 0
