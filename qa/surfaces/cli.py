@@ -9,6 +9,7 @@ import sys
 import click
 
 from qa.answer import Answer
+from qa.cluster.cli import build_on_cluster, serve
 from qa.config import Config
 from qa.errors import QAError
 from qa.passage import Passage
@@ -88,15 +89,19 @@ main.add_command(add)
 
 @main.command()
 @click.option("--force", is_flag=True, help="Re-embed every article, ignoring the old index.")
+@click.option("--ray", "address", metavar="ADDRESS", help="Build on a Ray cluster (HOST:PORT, or auto).")
+@click.option("--corpus", type=click.Path(exists=True), help="With --ray: a .jsonl/.parquet file or folder.")
 @click.pass_context
-def build(ctx: click.Context, force: bool) -> None:
+def build(ctx: click.Context, force: bool, address: str | None, corpus: str | None) -> None:
     """Build or update the index (only new or changed articles are embedded).
 
     \b
     Examples:
       qa build
-      qa build --force
+      qa build --ray auto --corpus articles.jsonl
     """
+    if address or corpus:
+        return build_on_cluster(ctx.obj["config"], address, corpus, force, None)
     report = _run(_engine(ctx).build, force=force, progress=sys.stderr.isatty())
     if report.up_to_date:
         click.echo(f"Index is up to date ({len(report.unchanged)} articles).")
@@ -237,3 +242,6 @@ def hash_password_cmd(user: str, from_stdin: bool) -> None:
     if len(password) < 8:
         click.echo("warning: a password under 8 characters is easy to guess", err=True)
     click.echo(f"{user}:{hash_password(password)}")
+
+
+main.add_command(serve)

@@ -1,0 +1,88 @@
+"""The cluster's commands: `qa build --ray ADDRESS` and `qa serve --ray ADDRESS`; Ray loads on use."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+
+import click
+
+from qa.config import Config
+from qa.errors import QAError
+
+
+class ClusterUserError(click.ClickException):
+    """A one-line error on stderr with exit code 2, as the other commands give."""
+
+    exit_code = 2
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True)
+
+
+def _quiet_ray() -> None:
+    """Ray logs each dataset's plan and progress at INFO; the CLI prints its own summary."""
+    for name in ("ray", "ray.data", "ray.serve"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def build_on_cluster(config: Config, address: str | None, corpus: str | None, force: bool,
+                     workers: int | None) -> None:
+    """Run a cluster build and print what it did (the body of `qa build --ray`)."""
+    from qa.cluster.build import build_on_ray
+
+    if not address:
+        raise ClusterUserError("--corpus is read on a Ray cluster: add --ray ADDRESS (or auto)")
+    _quiet_ray()
+    try:
+        report = build_on_ray(config, address, Path(corpus) if corpus else None, force=force,
+                              workers=workers, progress=sys.stderr.isatty())
+    except (QAError, ValueError) as exc:
+        raise ClusterUserError(str(exc)) from None
+    if report.up_to_date:
+        click.echo(f"Index is up to date ({len(report.unchanged)} articles).")
+        return
+    click.echo(
+        f"Indexed {report.embedded_chunks} chunks, {report.embedded_sentences} sentences on the cluster in "
+        f"{report.seconds:.2f}s: {len(report.added)} added, {len(report.changed)} changed, "
+        f"{len(report.removed)} removed, {len(report.unchanged)} unchanged."
+    )
+
+
+@click.command()
+@click.option("--ray", "address", required=True, metavar="ADDRESS",
+              help="The Ray cluster: HOST:PORT of its head, or auto for the one running here.")
+@click.option("--replicas", default=2, show_default=True, type=click.IntRange(1, 64),
+              help="Replicas answering in parallel (one CPU each).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address the HTTP proxy listens on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.pass_context
+def serve(ctx: click.Context, address: str, replicas: int, host: str, port: int) -> None:
+    """Answer over HTTP from a Ray cluster: POST /ask, POST /search, GET /health.
+
+    \b
+    Examples:
+      qa serve --ray auto --replicas 2
+      curl -s localhost:8000/ask -d '{"question": "Who is the Taliban spokesman?"}'
+    """
+    from qa.cluster.serve import start_service, stop_service
+
+    _quiet_ray()
+    try:
+        url = start_service(ctx.obj["config"], address, replicas, host, port)
+    except (QAError, ValueError) as exc:
+        raise ClusterUserError(str(exc)) from None
+    click.echo(f"Serving {replicas} replica(s) at {url} (POST /ask, POST /search, GET /health); "
+               "Ctrl-C stops.", err=True)
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    try:
+        while not done.wait(1):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop_service()

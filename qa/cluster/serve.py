@@ -1,0 +1,155 @@
+"""`qa serve --ray`: a Ray Serve application answering over HTTP from the index folder.
+
+Every replica opens the same index folder: the sentence vectors are memory-mapped, so replicas
+on one node share those pages in the OS cache instead of each holding a copy.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+from qa.cluster.build import connect
+from qa.cluster.corpus import ray_module
+from qa.config import Config
+from qa.errors import MissingDependency, QAError
+from qa.retrieval.retrieve import MODES
+
+log = logging.getLogger(__name__)
+
+APP = "qa"
+MAX_BODY = 64 * 1024  # a question and its history; more is a mistake or an attack
+MAX_K = 50
+ROUTES = {"/health": "GET", "/ask": "POST", "/search": "POST"}
+
+
+class BadRequest(Exception):
+    """A request the client must fix: the HTTP status and a one-line message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class QAService:
+    """One Serve replica: the engine over the index folder, and the three routes."""
+
+    def __init__(self, config: Config) -> None:
+        from qa.engine import QA
+        from qa.index.load import load_index
+
+        self.engine = QA(config)
+        # Serve what is built, as it is: a replica never builds (the corpus may live elsewhere).
+        self.engine._swap(load_index(config.index_dir))
+        self.engine.answerer.retriever.embed_query("warm up")
+
+    async def __call__(self, request):  # noqa: ANN001, ANN204 - starlette Request in, JSONResponse out
+        from starlette.responses import JSONResponse
+
+        body = await request.body()
+        status, payload = self.respond(request.method, request.url.path, body)
+        return JSONResponse(payload, status_code=status)
+
+    def respond(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
+        """(status, JSON object) for a request; bad requests get a 4xx and {"error": one line}."""
+        try:
+            return 200, self._route(method, path.rstrip("/") or "/", body)
+        except BadRequest as exc:
+            return exc.status, {"error": str(exc)}
+        except (QAError, ValueError) as exc:
+            return 400, {"error": (str(exc).splitlines() or ["bad request"])[0]}
+        except Exception:
+            log.exception("failed to answer %s %s", method, path)
+            return 500, {"error": "internal error; the server log has the details"}
+
+    def _route(self, method: str, path: str, body: bytes) -> dict:
+        if path not in ROUTES:
+            raise BadRequest(404, f"no route {path}: use GET /health, POST /ask or POST /search")
+        if method != ROUTES[path]:
+            raise BadRequest(405, f"{path} takes {ROUTES[path]}, not {method}")
+        if path == "/health":
+            index = self.engine.index
+            return {"status": "ok", "index": index.path.name, "chunks": len(index.chunks), "pid": os.getpid()}
+        request = parse(body)
+        question = request.get("question")
+        if not isinstance(question, str) or not question.strip():
+            raise BadRequest(400, 'the body needs "question": a non-empty string')
+        if path == "/search":
+            k = request.get("k", self.engine.config.k)
+            if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
+                raise BadRequest(400, f'"k" must be a whole number from 1 to {MAX_K}')
+            mode = request.get("mode", "hybrid")
+            if mode not in MODES:
+                raise BadRequest(400, f'"mode" must be one of {", ".join(MODES)}')
+            return {"passages": [p.to_dict() for p in self.engine.retrieve(question, k, mode)]}
+        return self.engine.answer(question, history=history(request.get("history", []))).to_dict()
+
+
+def parse(body: bytes) -> dict:
+    """The JSON object in a request body, or BadRequest saying what is wrong with it."""
+    if len(body) > MAX_BODY:
+        raise BadRequest(413, f"the body is over {MAX_BODY // 1024} KB")
+    try:
+        request = json.loads(body or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BadRequest(400, f"the body is not JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
+    if not isinstance(request, dict):
+        raise BadRequest(400, 'the body must be a JSON object such as {"question": "..."}')
+    return request
+
+
+def history(raw: object) -> list[tuple[str, object]]:
+    """Earlier turns: [question, answer text] pairs or {"question", "answer"} objects (an answer
+    may be a /ask reply, whose query and short answer resolve follow-ups)."""
+    if not isinstance(raw, list):
+        raise BadRequest(400, '"history" must be a list of [question, answer] pairs')
+    turns: list[tuple[str, object]] = []
+    for item in raw:
+        if isinstance(item, dict):
+            item = [item.get("question"), item.get("answer")]
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+            raise BadRequest(400, '"history" items must be [question, answer] pairs')
+        question, answer = item
+        if isinstance(answer, dict):
+            answer = SimpleNamespace(query=answer.get("query") or question, short=answer.get("short"),
+                                     answered=bool(answer.get("answered", True)))
+        elif answer is not None and not isinstance(answer, str):
+            raise BadRequest(400, '"history" answers must be strings or /ask replies')
+        turns.append((question, answer))
+    return turns
+
+
+def start_service(config: Config, address: str, replicas: int, host: str, port: int) -> str:
+    """Deploy the service on the cluster (replacing an earlier one) and return its URL."""
+    from qa.index.load import load_index
+
+    load_index(config.index_dir)  # a missing or damaged index is a one-line error here, not in replicas
+    # Replicas run in other folders, maybe on other nodes: every path absolute.
+    config = config.replace(**{k: Path(getattr(config, k)).resolve()
+                               for k in ("index_dir", "seeds_dir", "cache_dir")})
+    ray_module()
+    try:
+        from ray import serve
+    except ImportError:
+        raise MissingDependency("Ray Serve is not installed: run `pip install -e '.[cluster]'`") from None
+    connect(address)
+    serve.start(proxy_location="HeadOnly", http_options={"host": host, "port": port})
+    deployment = serve.deployment(
+        QAService, name="QAService", num_replicas=replicas,
+        # One CPU each: replicas spread over the nodes; a dead one is restarted by the controller,
+        # which notices within a health-check period.
+        ray_actor_options={"num_cpus": 1}, health_check_period_s=2, health_check_timeout_s=30,
+        max_ongoing_requests=8,
+    )
+    serve.run(deployment.bind(config), name=APP, route_prefix="/", blocking=False)
+    return f"http://{host}:{port}"
+
+
+def stop_service() -> None:
+    """Remove the application and Serve's proxy from the cluster."""
+    from ray import serve
+
+    serve.shutdown()

@@ -1,0 +1,273 @@
+"""The cluster build and service on a real local Ray cluster: a head and a worker node, one CPU each.
+
+Run alone with `pytest -m cluster`. The corpus is the seeds plus about 300 RealTime QA passages
+(from ../shared, left out when absent), given to the cluster as JSON Lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray", reason="the cluster extra is not installed: pip install -e '.[cluster]'")
+
+from qa import QA, Config  # noqa: E402
+from qa.articles.load import load_articles  # noqa: E402
+from qa.cluster.local import LocalCluster, free_port  # noqa: E402
+from qa.cluster.shards import shard_vectors  # noqa: E402
+from qa.index.load import load_index  # noqa: E402
+
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parent.parent
+TALIBAN = "How many Taliban prisoners will be released each day?"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two nodes on 127.0.0.1 ports, one CPU each; every process they started is killed after."""
+    nodes = LocalCluster()
+    try:
+        nodes.start()
+        nodes.add_node()
+        yield nodes
+    finally:
+        nodes.stop()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> tuple[Path, list]:
+    """The seeds and some RealTime QA articles as JSON Lines, and the same articles as records."""
+    from eval.paths import MissingData, eval_articles
+    from eval.scale_data import rtqa_articles
+
+    articles = load_articles(eval_articles())
+    try:
+        articles += rtqa_articles(300)
+    except MissingData:  # RealTime QA is not on this machine: the seeds alone
+        pass
+    path = tmp_path_factory.mktemp("corpus") / "articles.jsonl"
+    with path.open("w", encoding="utf-8") as fh:
+        for a in articles:
+            fh.write(json.dumps({"id": a.source, "title": a.title, "text": a.text, "url": f"https://x/{a.source}",
+                                 "date": "2020-03-11T08:00:00Z"})
+                     + "\n")
+    return path, articles
+
+
+def _engine(index_dir: Path) -> QA:
+    """An engine answering from the index in index_dir as it is (never rebuilding it)."""
+    engine = QA(Config.from_env(index_dir=index_dir))
+    engine._swap(load_index(index_dir))
+    return engine
+
+
+@pytest.fixture(scope="module")
+def single(corpus, tmp_path_factory) -> Path:
+    """The single-machine build of the same articles."""
+    index_dir = tmp_path_factory.mktemp("single") / "index"
+    QA(Config.from_env(index_dir=index_dir)).build(articles=corpus[1])
+    return index_dir
+
+
+@pytest.fixture(scope="module")
+def clustered(cluster, corpus, tmp_path_factory) -> Path:
+    """The cluster build of the JSON Lines corpus, in shards of 20 chunk vectors."""
+    from qa.cluster.build import build_on_ray
+
+    index_dir = tmp_path_factory.mktemp("cluster") / "index"
+    build_on_ray(Config.from_env(index_dir=index_dir), cluster.address, corpus[0], shard_rows=20)
+    return index_dir
+
+
+def test_cluster_build_gives_the_single_machine_chunks_vectors_and_top5(single, clustered):
+    one, many = load_index(single), load_index(clustered)
+    spans = [(c.source, c.start, c.end) for c in one.chunks]
+    assert [(c.source, c.start, c.end) for c in many.chunks] == spans
+    assert many.sent_sources == one.sent_sources and (many.sent_spans == one.sent_spans).all()
+    mine = shard_vectors(many)
+    theirs = one.dense.reconstruct_n(0, one.dense.ntotal)
+    assert (np.sum(mine * theirs, axis=1) >= 0.9999).all()
+    cos = np.sum(np.asarray(many.sent_vectors, np.float32) * one.sent_vectors, axis=1)
+    assert cos.min() >= 0.9999
+    assert len(many.meta["shards"]) == -(-len(many.chunks) // 20) > 1
+    questions = [json.loads(line)["question"] for line in (ROOT / "eval/questions.jsonl").open()][:20]
+    a, b = _engine(single), _engine(clustered)
+    for q in questions:
+        top = [(p.source, p.start) for p in a.retrieve(q, 5)]
+        assert [(p.source, p.start) for p in b.retrieve(q, 5)] == top, q
+    # The rows' URL and date are the articles' own, and every passage carries them.
+    first = b.retrieve(questions[0], 1)[0]
+    assert first.url == f"https://x/{first.source}" and first.date == "2020-03-11"
+
+
+def test_a_damaged_shard_is_refused_on_load(clustered, tmp_path):
+    import shutil
+
+    copy = tmp_path / "index"
+    shutil.copytree(clustered, copy, symlinks=True)
+    shard = load_index(copy).path / "shards" / "chunks-00000.npy"
+    shard.write_bytes(shard.read_bytes()[:-8] + b"\0" * 8)
+    with pytest.raises(Exception, match="shards/chunks-00000.npy is missing or corrupt"):
+        load_index(copy)
+
+
+def _worker_pids(cluster: LocalCluster, title: str) -> list[int]:
+    """Processes of this cluster whose title contains title."""
+    found = []
+    for pid in cluster.processes():
+        try:
+            if title in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, single, tmp_path):
+    from qa.cluster.build import build_on_ray
+
+    killed: list[int] = []
+
+    def kill_one() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            pids = _worker_pids(cluster, "ArticleWorker")
+            if pids:
+                time.sleep(4)  # into its first batches
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+            time.sleep(0.2)
+
+    killer = threading.Thread(target=kill_one, daemon=True)
+    killer.start()
+    report = build_on_ray(Config.from_env(index_dir=tmp_path / "index"), cluster.address, corpus[0])
+    killer.join(5)
+    assert killed, "no ArticleWorker actor was seen to kill"
+    built = load_index(tmp_path / "index")
+    assert report.embedded_chunks == len(built.chunks) == len(load_index(single).chunks)
+
+
+def test_a_rerun_embeds_only_new_or_changed_articles(cluster, corpus, tmp_path):
+    from qa.cluster.build import build_on_ray
+
+    path, articles = corpus
+    rows = [json.loads(line) for line in path.open()][:6]
+    small = tmp_path / "small.jsonl"
+    small.write_text("".join(json.dumps(r) + "\n" for r in rows[:5]))
+    config = Config.from_env(index_dir=tmp_path / "index")
+    build_on_ray(config, cluster.address, small)
+    assert build_on_ray(config, cluster.address, small).up_to_date
+    rows[0]["text"] += "\n\nA sentence added later."
+    small.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = build_on_ray(config, cluster.address, small)
+    assert (report.added, report.changed, len(report.unchanged)) == ([rows[5]["id"]], [rows[0]["id"]], 4)
+    assert report.embedded_chunks == sum(1 for c in load_index(config.index_dir).chunks
+                                         if c.source in {rows[0]["id"], rows[5]["id"]})
+
+
+def _call(url: str, body: bytes | None = None) -> tuple[int, dict]:
+    request = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustered):
+    port = free_port()
+    qa = Path(sys.executable).with_name("qa")
+    server = subprocess.Popen([str(qa), "--index", str(clustered), "serve", "--ray", cluster.address,
+                               "--replicas", "2", "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    ask = json.dumps({"question": TALIBAN}).encode()
+    lines: list[str] = []
+    # `qa serve` says "Serving" once every replica is up (serve.run returns when the app runs).
+    def read() -> None:
+        for line in server.stderr:
+            lines.append(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not any(line.startswith("Serving") for line in lines):
+            assert server.poll() is None, "".join(lines)[-2000:]
+            time.sleep(1)
+        assert any(line.startswith("Serving") for line in lines), "".join(lines)[-2000:]
+        status, answer = _call(url + "/ask", ask)
+        assert status == 200 and answer["answered"] and "100" in answer["text"]
+        status, found = _call(url + "/search", json.dumps({"question": "prisoner release", "k": 3}).encode())
+        assert status == 200 and len(found["passages"]) == 3
+        for body, code in [(b"{not json", 400), (b'{"question": 3}', 400), (b"[1]", 400),
+                           (json.dumps({"question": "x", "k": 0}).encode(), 400)]:
+            status, error = _call(url + "/search", body)
+            assert status == code and list(error) == ["error"] and "\n" not in error["error"]
+        assert _call(url + "/nowhere")[0] == 404
+        replicas = _worker_pids(cluster, "ServeReplica:qa:QAService")
+        while time.monotonic() < deadline and len(replicas) < 2:
+            time.sleep(1)
+            replicas = _worker_pids(cluster, "ServeReplica:qa:QAService")
+        assert len(replicas) == 2, replicas
+        os.kill(replicas[0], signal.SIGKILL)
+        answered = 0
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and answered < 10:
+            try:
+                status, answer = _call(url + "/ask", ask)
+            except OSError:
+                status = 0
+            answered = answered + 1 if status == 200 and "100" in answer["text"] else 0
+        assert answered == 10, f"{answered} answers in a row after the kill; last: {status}"
+        while time.monotonic() < deadline and len(_worker_pids(cluster, "ServeReplica:qa:QAService")) < 2:
+            time.sleep(1)
+        now = _worker_pids(cluster, "ServeReplica:qa:QAService")
+        assert replicas[0] not in now and len(now) == 2, (replicas, now)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["build", "--corpus", "seeds"], "--corpus is read on a Ray cluster: add --ray ADDRESS"),
+    (["build", "--ray", "localhost"], "--ray 'localhost' is not HOST:PORT or auto"),
+    (["build", "--ray", f"127.0.0.1:{free_port()}"], "no Ray cluster at 127.0.0.1:"),
+    (["serve", "--ray", "auto"], "no index in"),
+])
+def test_cli_mistakes_are_one_line_errors(args, message, tmp_path):
+    from click.testing import CliRunner
+
+    from qa.surfaces.cli import main
+
+    result = CliRunner().invoke(main, ["--index", str(tmp_path / "none"), *args])
+    assert result.exit_code == 2 and message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_corpus_without_text_is_a_one_line_error_and_keeps_the_index(cluster, clustered, tmp_path):
+    from click.testing import CliRunner
+
+    from qa.index.load import current_path
+    from qa.surfaces.cli import main
+
+    before = current_path(clustered)
+    for name, content in [("rows.jsonl", '{"id": "a", "title": "no text"}\n'), ("rows.csv", "id,text\n")]:
+        (tmp_path / name).write_text(content)
+        result = CliRunner().invoke(main, ["--index", str(clustered), "build", "--ray", cluster.address,
+                                           "--corpus", str(tmp_path / name)])
+        assert result.exit_code == 2, result.output
+        assert len(result.output.strip().splitlines()) == 1 and "corpus" in result.output
+    assert current_path(clustered) == before
