@@ -1,9 +1,9 @@
 """The cluster on this machine: build rate on 1 and 2 Ray nodes against the single-machine build,
 HTTP answers per second with 1 and 2 Serve replicas, and the answer quality the cluster index keeps.
 
-    .venv/bin/python -m eval.cluster_bench                      # 10,000 passages -> eval/runs/cluster.json
-    .venv/bin/python -m eval.cluster_bench --passages 2000 --seconds 10
-    .venv/bin/python -m eval.cluster_bench --publish            # -> eval/results/cluster.json
+    .venv/bin/python -m eval cluster                      # 10,000 passages -> eval/runs/cluster.json
+    .venv/bin/python -m eval cluster --passages 2000 --seconds 10
+    .venv/bin/python -m eval cluster --publish            # -> eval/results/cluster.json
 
 Every node is started here with `ray start` (one CPU each, 127.0.0.1) and stopped after.
 """

@@ -140,9 +140,34 @@ def llm(folder: Path) -> str | None:
             "for the extractive answer to the same questions.")
 
 
+def cluster(folder: Path) -> str | None:
+    """Build rate on Ray against one machine, and HTTP answers with 1 and 2 replicas."""
+    r = _read(folder, "cluster.json")
+    if not r or "build" not in r:
+        return None
+    b, lo, hi = r["build"], r["machine"]["loadavg"][0], r["machine"]["loadavg_after"][0]
+    single = b["single_machine"]
+    lines = [f"{single['passages']:,} passages, {single['sentences']:,} sentences; load average {lo:.1f} "
+             f"before, {hi:.1f} after.", "", "| | passages/s | vs single machine |", "|---|---|---|",
+             f"| single-machine `qa build` | {single['passages_per_s']} ({single['seconds']:.0f} s) | 1.00 |"]
+    rows = (("ray_1_node", "`qa build --ray`, 1 node"), ("ray_2_node", "`qa build --ray`, 2 nodes"))
+    for key, label in rows:
+        if row := b.get(key):
+            lines.append(f"| {label} | {row['passages_per_s']} ({row['seconds']:.0f} s) | "
+                         f"{row['vs_single_machine']:.2f} |")
+    if h := r.get("http"):
+        lines += ["", f"| `POST /ask`, {h['clients']} concurrent clients, {h['seconds']:.0f} s on loopback | "
+                  "answers/s | p50 | p95 | errors |", "|---|---|---|---|---|"]
+        for key, label in (("1_replica", "1 replica"), ("2_replica", "2 replicas")):
+            if row := h.get(key):
+                lines.append(f"| {label} | {row['answers_per_s']:.1f} | {row['p50_ms']:,.0f} ms | "
+                             f"{row['p95_ms']:,.0f} ms | {row['errors']} |")
+    return "\n".join(lines)
+
+
 BLOCKS: dict[str, Callable[[Path], str | None]] = {
     "quality": quality, "realtimeqa": realtimeqa, "speed": speed, "reader": reader, "load": load,
-    "llm": llm}
+    "llm": llm, "cluster": cluster}
 
 
 def render(text: str, folder: Path = RESULTS) -> str:
