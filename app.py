@@ -41,6 +41,7 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # Gradio's own HTTP calls, one line each
+    logging.getLogger("faiss").setLevel(logging.WARNING)  # which CPU build it loads, at INFO
     try:
         config = qa.Config.from_env()
         auth = make_auth(config)  # a bad QA_AUTH or QA_AUTH_FILE stops here, before loading anything

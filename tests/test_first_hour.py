@@ -135,3 +135,9 @@ def test_a_question_in_another_language_is_told_so(real_qa):
     assert not answer.answered
     assert "does not look like English" in (answer.notice or "")
     assert real_qa.answer("How many Taliban prisoners will be released each day?").answered
+
+
+def test_a_date_range_with_no_dated_article_says_so(fake_qa):
+    with pytest.raises(ValueError, match="no article is dated from 2020-01-01"):
+        fake_qa.retrieve("alpha", k=1, since="2020-01-01")
+    assert fake_qa.retrieve("alpha", k=1)  # undated articles are read when no date is given
