@@ -107,16 +107,8 @@ def _build(config: Config, corpus: Corpus, settings: Settings, force: bool, work
 
         path = write_folder(index_dir, articles, parts, meta, config.ann_threshold, extra)
     log.info("cluster build wrote %s: %d articles embedded, %d reused", path, len(todo), len(kept))
-    return BuildReport(
-        path=path,
-        added=sorted(a.source for a in articles if a.source not in old_hashes),
-        changed=sorted(a.source for a in articles if a.source in old_hashes and a.source not in same),
-        removed=sorted(set(old_hashes) - {a.source for a in articles}),
-        unchanged=sorted(kept),
-        embedded_chunks=sum(len(p.chunks) for p in pieces.values()),
-        embedded_sentences=sum(len(p.sentences) for p in pieces.values()),
-        seconds=time.perf_counter() - began,
-    )
+    embedded = (sum(len(p.chunks) for p in pieces.values()), sum(len(p.sentences) for p in pieces.values()))
+    return BuildReport.compare(path, articles, old_hashes, same, embedded, began, unchanged=set(kept))
 
 
 def _old_index(index_dir: Path, wanted: dict) -> Index | None:

@@ -45,6 +45,18 @@ class BuildReport:
         """True when nothing had to change."""
         return not (self.added or self.changed or self.removed)
 
+    @classmethod
+    def compare(cls, path: Path, articles: list[Article], old_hashes: dict[str, str], same: set[str],
+                embedded: tuple[int, int], began: float, unchanged: set[str] | None = None) -> BuildReport:
+        """The report of a build of articles over an index that held old_hashes (same: hashes equal)."""
+        sources = {a.source for a in articles}
+        return cls(path=path, added=sorted(sources - set(old_hashes)),
+                   changed=sorted(s for s in sources if s in old_hashes and s not in same),
+                   removed=sorted(set(old_hashes) - sources),
+                   unchanged=sorted(same if unchanged is None else unchanged),
+                   embedded_chunks=embedded[0], embedded_sentences=embedded[1],
+                   seconds=time.perf_counter() - began)
+
 
 def _flat(text: str) -> str:
     """Collapse whitespace (a sentence broken across lines) before embedding."""
@@ -179,13 +191,5 @@ def build_index(
                                "in use") from None
         shutil.rmtree(partial, ignore_errors=True)
     log.info("index built in %s: %d chunks embedded", path, parts.embedded_chunks)
-    return BuildReport(
-        path=path,
-        added=sorted(a.source for a in articles if a.source not in old_hashes),
-        changed=sorted(a.source for a in articles if a.source in old_hashes and a.source not in reuse),
-        removed=sorted(set(old_hashes) - {a.source for a in articles}),
-        unchanged=sorted(reuse),
-        embedded_chunks=parts.embedded_chunks,
-        embedded_sentences=parts.embedded_sentences,
-        seconds=time.perf_counter() - began,
-    )
+    return BuildReport.compare(path, articles, old_hashes, reuse,
+                               (parts.embedded_chunks, parts.embedded_sentences), began)
