@@ -8,25 +8,20 @@ match the committed results.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 
-from eval.paths import RESULTS, ROOT
+from eval.paths import RESULTS, ROOT, read_results
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"(<!-- figures:([a-z-]+) -->\n)(.*?)(<!-- /figures:\2 -->)", re.S)
 
 
-def _read(folder: Path, name: str) -> dict | None:
-    path = folder / name
-    return json.loads(path.read_text("utf-8")) if path.is_file() else None
-
 
 def quality(folder: Path) -> str | None:
     """The hand-written set, hybrid against dense-only and BM25-only retrieval."""
-    r = _read(folder, "results.json")
+    r = read_results(folder, "results.json")
     if not r:
         return None
     s = r["summary"]
@@ -54,7 +49,7 @@ def quality(folder: Path) -> str | None:
 
 def realtimeqa(folder: Path) -> str | None:
     """RealTime QA 2022 next to the paper's baselines."""
-    rt = _read(folder, "realtimeqa.json")
+    rt = read_results(folder, "realtimeqa.json")
     if not rt:
         return None
     s = rt["summary"]
@@ -77,13 +72,13 @@ def speed(folder: Path) -> str | None:
     """Every figure of the scale benchmark, as it prints them."""
     from eval.scale_report import summary
 
-    scale = _read(folder, "scale.json")
+    scale = read_results(folder, "scale.json")
     return f"```\n{summary(scale)}\n```" if scale else None
 
 
 def reader(folder: Path) -> str | None:
     """The reader's out-of-fold figures on the back numbers."""
-    fit = _read(folder, "reader_fit.json")
+    fit = read_results(folder, "reader_fit.json")
     if not fit:
         return None
     return (f"Out of fold ({fit['questions']:,} back-number questions): the right answer is one of the "
@@ -94,7 +89,7 @@ def reader(folder: Path) -> str | None:
 
 def load(folder: Path) -> str | None:
     """The chat under load, and the faults it survives."""
-    r, f = _read(folder, "load.json"), _read(folder, "faults.json")
+    r, f = read_results(folder, "load.json"), read_results(folder, "faults.json")
     lines = []
     if r:
         ups = r["upload_results"]
@@ -126,7 +121,7 @@ def load(folder: Path) -> str | None:
 
 def llm(folder: Path) -> str | None:
     """Generative answers of the test model against the extractive ones."""
-    r = _read(folder, "llm_compare.json")
+    r = read_results(folder, "llm_compare.json")
     if not r:
         return None
     e, g = r["extractive"], r["llm"]
@@ -142,7 +137,7 @@ def llm(folder: Path) -> str | None:
 
 def cluster(folder: Path) -> str | None:
     """Build rate on Ray against one machine, and HTTP answers with 1 and 2 replicas."""
-    r = _read(folder, "cluster.json")
+    r = read_results(folder, "cluster.json")
     if not r or "build" not in r:
         return None
     b, lo, hi = r["build"], r["machine"]["loadavg"][0], r["machine"]["loadavg_after"][0]

@@ -12,6 +12,14 @@ RUNS = ROOT / "eval" / "runs"  # a user's own runs, git-ignored
 CACHE = RESULTS / "cache"  # embeddings and tags reused between runs, git-ignored
 
 
+def read_results(folder: Path, name: str) -> dict | None:
+    """A results file of folder as JSON, or None when that measurement was not run there."""
+    import json
+
+    path = folder / name
+    return json.loads(path.read_text("utf-8")) if path.is_file() else None
+
+
 def out_dir(publish: bool) -> Path:
     """The folder a run writes into; QA_EVAL_OUT overrides the unpublished default."""
     folder = RESULTS if publish else Path(os.environ.get("QA_EVAL_OUT", RUNS))

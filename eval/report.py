@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import matplotlib
+
+from eval.paths import read_results
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -83,10 +84,6 @@ def rtqa_section(s: dict) -> str:
     return "\n".join(lines)
 
 
-def _load(folder: Path, name: str) -> dict | None:
-    path = folder / name
-    return json.loads(path.read_text("utf-8")) if path.is_file() else None
-
 
 def _flat(data: dict, prefix: str = "") -> list[str]:
     """The numbers of a results file, one `key: value` line each (lists and long texts left out)."""
@@ -114,7 +111,7 @@ def write(folder: Path) -> Path:
     """Write report.md (and its plots) from every results file in folder; return its path."""
     parts = ["# Evaluation report", "",
              f"Built by `python -m eval` from the results files in `{folder.name}/`.", ""]
-    if result := _load(folder, "results.json"):
+    if result := read_results(folder, "results.json"):
         parts += ["## Hand-written set", "",
                   f"{next(iter(result['summary'].values()))['questions']} questions over eval/articles/, "
                   f"min_evidence={result['min_evidence']}. Retrieval and answer metrics are over "
@@ -124,17 +121,17 @@ def write(folder: Path) -> Path:
             parts += [f"![{name}]({name})" for name in plots(result, folder)]
         if result.get("calibration"):
             parts += ["", "### Refusal thresholds (hybrid)", "", calibration_text(result["calibration"])]
-    if rt := _load(folder, "realtimeqa.json"):
+    if rt := read_results(folder, "realtimeqa.json"):
         parts += ["", rtqa_section(rt["summary"])]
-    if scale := _load(folder, "scale.json"):
+    if scale := read_results(folder, "scale.json"):
         from eval.scale_report import summary
 
         parts += ["", "## Scale (`python -m eval scale`)", "", "```", summary(scale), "```"]
-    if llm := _load(folder, "llm_compare.json"):
+    if llm := read_results(folder, "llm_compare.json"):
         parts += ["", "## Generative answers against extractive ones (`python -m eval llm`)", "",
                   *_flat({k: v for k, v in llm.items() if k != "rows"})]
     for name, title in OTHER:
-        if data := _load(folder, name):
+        if data := read_results(folder, name):
             parts += ["", f"## {title}", "", *_flat(data)]
     report = folder / "report.md"
     report.write_text("\n".join(parts) + "\n", encoding="utf-8")
