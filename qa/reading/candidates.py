@@ -15,6 +15,13 @@ _PRONOUNS = frozenset("he she it they we i you him them us me who whom which wha
                       "there here one ones someone something anyone anything everyone everything".split())
 _EDGE = " \t\n,.;:!?\"“”‘’'()[]{}-–—"
 _WORDS = re.compile(r"\S+")
+# Labels of proper names, and the lower-case particles names open with ("de Gaulle", "al-Assad").
+_NAMES = frozenset("PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LAW".split())
+_PARTICLES = frozenset("de da di du del della der den van von la le el al bin ibn ben".split())
+_NUMERIC = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
+_AMOUNT = (r"((?:(?:about|around|roughly|nearly|almost|over|some|from)\s+)?"
+           r"\S*?\d[\d,.]*(?:\s+(?:million|billion|trillion|percent))?%?)")
+_RANGE = re.compile(_AMOUNT + r"\s+(?:to|and|-|–)\s+" + _AMOUNT)
 
 
 @dataclass(frozen=True)
@@ -30,7 +37,7 @@ class Candidate:
     key: str  # normalised text: candidates with the same key state the same thing
     terms: frozenset[str]
     proper: bool  # opens with a capital letter or a digit
-    # A noun chunk's words as (start, end in the sentence, stems, lower case), for trimming.
+    # The span's words as (start, end in the sentence, stems, lower case), for trimming.
     words: tuple[tuple[int, int, frozenset[str], bool], ...] = ()
 
 
@@ -93,6 +100,8 @@ def sentence_candidates(text: str, offset: int, spans: tuple[Span, ...]) -> tupl
     # Entities before noun chunks, so a span that is both keeps its entity label.
     for a, b, label, role, c, d in sorted(spans, key=lambda s: (s[2] == NOUN_CHUNK, s[0])):
         a, b = trim(text, a - offset, b - offset)
+        if label in _NAMES:
+            a = _past_lowercase(text, a, b)
         if b <= a or (a, b) in seen:
             continue
         seen.add((a, b))
@@ -100,8 +109,31 @@ def sentence_candidates(text: str, offset: int, spans: tuple[Span, ...]) -> tupl
         key = normalise(span)
         if not key or key in _PRONOUNS or key in STOPWORDS or not any(c.isalnum() for c in span):
             continue
-        words = tuple((m.start(), m.end(), frozenset(tokenize(m.group())), m.group()[:1].islower())
-                      for m in _WORDS.finditer(text, a, b)) if label == NOUN_CHUNK else ()
-        out.append(Candidate(offset + a, offset + b, label, role, (c - offset, d - offset), span, key,
-                             frozenset(tokenize(span)), span[0].isupper() or span[0].isdigit(), words))
+        for x, y in [(a, b), *_range_ends(text, a, b, label)]:
+            seen.add((x, y))
+            part = text[x:y]
+            words = tuple((m.start(), m.end(), frozenset(tokenize(m.group())), m.group()[:1].islower())
+                          for m in _WORDS.finditer(text, x, y))
+            out.append(Candidate(offset + x, offset + y, label, role, (c - offset, d - offset), part,
+                                 normalise(part), frozenset(tokenize(part)),
+                                 part[0].isupper() or part[0].isdigit(), words))
     return tuple(out)
+
+
+def _past_lowercase(text: str, a: int, b: int) -> int:
+    """The start of a name past lower-case words the tagger took in ("bar al-Qaeda" -> "al-Qaeda")."""
+    while (m := _WORDS.match(text, a)) and m.end() < b:
+        word = m.group()
+        if word.lower() != word or word in _PARTICLES or not any(ch.isupper() for ch in text[m.end():b]):
+            break
+        a = m.end() + 1
+    return a
+
+
+def _range_ends(text: str, a: int, b: int, label: str) -> list[tuple[int, int]]:
+    """Both ends of a numeric range the tagger made one span ("about 12,000 to 8,600"), each a
+    candidate of its own: a question asks for one of them."""
+    if label not in _NUMERIC:
+        return []
+    m = _RANGE.fullmatch(text, a, b)
+    return [(m.start(1), m.end(1)), (m.start(2), m.end(2))] if m else []

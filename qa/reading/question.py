@@ -57,6 +57,7 @@ _NOUN_KINDS = {
 NOUN_KIND = {noun: kind for kind, nouns in _NOUN_KINDS.items() for noun in nouns.split()}
 _AUX = frozenset("is are was were do does did has have had will would can could should may might "
                  "must be been being".split())
+_COPULA = frozenset("is are was were".split())
 _WORD = re.compile(r"[A-Za-z][\w’'-]*|\d[\d,.]*")
 _WH = re.compile(r"\b(how many|how much|how long|how old|how far|how tall|how high|how big|how fast|"
                  r"how soon|how|when|who|whom|whose|where|which|what|why)\b", re.IGNORECASE)
@@ -92,14 +93,25 @@ def focus(question: str) -> str:
     return question
 
 
+# A follow-up resolved by qa.retrieval.followup carries the earlier turn in a closing bracket:
+# its words help find the evidence, but the kind is asked by the question itself.
+_CONTEXT = re.compile(r"(?<=[?.!])\s*\(.*\)\s*$", re.DOTALL)
+# Words that also join a relative clause ("the leader who ...", "... when attempting"): in mid
+# question they ask only when no plainly interrogative word does.
+_RELATIVE = frozenset({"who", "whom", "whose", "when", "where", "which", "why", "how"})
+
+
 @lru_cache(maxsize=2048)
 def ask(question: str) -> Asked:
     """Read a question's kind, key and hinge terms with rules over its words (no model: fast)."""
-    text = focus(question)
-    lower = text.lower()
+    text = focus(_CONTEXT.sub("", question) or question)
+    lower = re.sub(r"\b(what|who|where|how)[’']s\b", r"\1 is", text.lower())
     found = list(_WH.finditer(lower))
-    # "Which ...?" is asked by its first word; "The leader who ... for how many years?" by its last.
-    match = found[0] if found and found[0].start() == 0 else (found[-1] if found else None)
+    # "Which ...?" is asked by its first word; "The leader who ... for how many years?" and
+    # "... an encounter with what sea creature when swimming?" by the last interrogative one.
+    asking = [m for m in found if m.group(1) not in _RELATIVE]
+    match = (found[0] if found and found[0].start() == 0 else asking[-1] if asking
+             else found[-1] if found else None)
     wh = match.group(1) if match else ""
     noun = _head_noun(lower[match.end():]) if wh in {"which", "what"} and match else None
     kind = _kind(wh, noun, lower, lower[match.end():] if match else "")
@@ -110,9 +122,11 @@ def ask(question: str) -> Asked:
 def _head_noun(rest: str) -> str | None:
     """The noun a which/what phrase is about: "news agency did" -> agency, "is the capital of" -> capital."""
     words = _WORD.findall(rest)
-    if words and words[0] in _AUX:  # "what is the capital of France"
+    if words and words[0] in _AUX and words[0] not in _COPULA:
+        return None  # "what did the spokesman say": the subject is not what is asked for
+    if words and words[0] in _COPULA:  # "what is the capital of France"
         words = words[1:]
-        while words and words[0] in {"the", "a", "an"}:
+        while words and words[0] in {"the", "a", "an", "its", "his", "her", "their", "this", "that"}:
             words = words[1:]
     phrase: list[str] = []
     for word in words[:4]:
@@ -158,6 +172,8 @@ def _kind(wh: str, noun: str | None, lower: str, rest: str = "") -> str:
         return "place"
     if wh == "why":
         return "reason"
+    if wh == "how":
+        return "manner"  # "how did he react": answered by what the sentence says, not a name
     if noun is not None:
         return NOUN_KIND.get(noun, "thing")
     if re.search(r"\b(?:called|named|titled|the name of)\b", lower):

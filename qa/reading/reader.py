@@ -24,6 +24,8 @@ FEATURES = ("prior", "match", "noun_chunk", "gap", "rank", "distance", "near", "
             "names_noun", "proper", "position", "rarity", "subject", "object", "main", "clause")
 _SUBJECT = frozenset({"nsubj", "nsubjpass"})
 _OBJECT = frozenset({"dobj", "pobj", "attr", "dative", "oprd"})
+# "Why" and "how did" are answered by a sentence, not a span.
+SENTENCE_KINDS = frozenset({"reason", "manner"})
 POOL = 8  # sentences read per question, best first
 NO_ANSWER_TOP = 3  # the no-answer score is the product of (1 - p) over this many best spans
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -162,8 +164,8 @@ class Reader:
 
     def read(self, asked: Asked, scored: Sequence[tuple[int, float]]) -> Reading:
         """The candidates best first, one per distinct text, and the chance that none answers."""
-        if asked.kind == "reason":
-            return Reading((), 1.0)  # a "why" is answered by a sentence, not a span
+        if asked.kind in SENTENCE_KINDS:
+            return Reading((), 1.0)
         found, x = self.features(asked, scored)
         if not found:
             return Reading((), 1.0)
