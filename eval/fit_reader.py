@@ -3,8 +3,8 @@
 The back numbers (2020 to mid-2022) are for fitting only; figures are reported on RealTime QA 2022
 by `python -m eval --realtimeqa`. Every back-number evidence passage becomes one article of a
 single index, and each question is asked over all of them, as a user's question is asked over
-the whole index. Writes qa/reading/types.json, qa/reading/ranker.json and
-eval/results/reader_fit.json (out-of-fold figures of the ranker).
+the whole index. Writes qa/reading/types.json, qa/reading/ranker.json, eval/choice_weights.json (the
+multiple-choice scorer) and eval/results/reader_fit.json (out-of-fold figures).
 """
 
 from __future__ import annotations
@@ -23,17 +23,20 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from eval import choices  # noqa: E402
 from eval.paths import RUNS, benchmark_dir  # noqa: E402
 from qa import QA, Config  # noqa: E402
 from qa.reading import question as qmod  # noqa: E402
 from qa.reading import reader as rmod  # noqa: E402
 from qa.reading.candidates import normalise  # noqa: E402
 from qa.reading.question import ask  # noqa: E402
+from qa.reading.reader import Reading  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
 WORK = Path(__file__).parent / "results" / "cache" / "backnumber"
 RESULTS = RUNS / "reader_fit.json"
 FOLDS = 5
+CHOICE_DUMP = os.environ.get("QA_CHOICE_DUMP")  # where to keep the choice features, for study
 
 
 def load(path: Path | None = None, limit: int | None = None) -> list[dict]:
@@ -46,7 +49,8 @@ def load(path: Path | None = None, limit: int | None = None) -> list[dict]:
             text = html.unescape(re.sub(r"<[^>]+>", "", q.get("evidence") or "")).strip()
             if text:
                 rows.append({"id": q["question_id"], "question": q["question_sentence"],
-                             "gold": q["choices"][int(q["answer"][0])], "text": text})
+                             "gold": q["choices"][int(q["answer"][0])], "text": text,
+                             "choices": q["choices"], "right": int(q["answer"][0])})
     return rows[:limit]
 
 
@@ -88,10 +92,11 @@ def fit_types(engine: QA, rows: list[dict]) -> dict:
             "kinds": {k: dict(v) for k, v in sorted(kinds.items())}}
 
 
-def features(engine: QA, rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Candidate features, labels (equal to the gold answer) and question numbers, over all rows."""
+def features(engine: QA, rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """Candidate features, labels (equal to the gold answer), question numbers and, per question,
+    its scored sentences and candidates, over all rows."""
     answerer = engine.answerer
-    xs, ys, groups = [], [], []
+    xs, ys, groups, read = [], [], [], []
     for g, r in enumerate(rows):
         scored = answerer.scored(r["question"])
         found, x = answerer.reader.features(ask(r["question"]), scored)
@@ -99,7 +104,31 @@ def features(engine: QA, rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.n
         xs.append(x)
         ys.append(np.array([c.key == gold for _, c in found], dtype=np.int8))
         groups.append(np.full(len(found), g))
-    return np.vstack(xs), np.concatenate(ys), np.concatenate(groups)
+        read.append((scored, found))
+    return np.vstack(xs), np.concatenate(ys), np.concatenate(groups), read
+
+
+def fit_choices(engine: QA, rows: list[dict], read: list, p: np.ndarray, groups: np.ndarray) -> dict:
+    """Fit the multiple-choice scorer on the reader's out-of-fold readings; its out-of-fold accuracy."""
+    xs, right = [], []
+    for g, (r, (scored, found)) in enumerate(zip(rows, read, strict=True)):
+        reading = Reading.of(found, p[groups == g]) if found else Reading((), 1.0)
+        passages = [x.text for x in engine.retrieve(r["question"], k=5)]
+        xs.append(choices.features(engine, r["question"], r["choices"], reading, scored, passages))
+        right.append(r["right"])
+    if CHOICE_DUMP:
+        np.save(CHOICE_DUMP, np.array([xs, right], dtype=object), allow_pickle=True)
+    fold = np.arange(len(xs)) % FOLDS
+    hits = 0
+    for f in range(FOLDS):
+        train = [i for i in range(len(xs)) if fold[i] != f]
+        chooser = choices.fit([xs[i] for i in train], [right[i] for i in train])
+        hits += sum(chooser.choose(xs[i]) == right[i] for i in range(len(xs)) if fold[i] == f)
+    chooser = choices.fit(xs, right)
+    chooser.save(choices.WEIGHTS_FILE, f"conditional logit on {len(xs)} RealTime QA back-number "
+                 "questions; refit with `python -m eval fit-reader`")
+    weights = dict(zip(choices.FEATURES, chooser.weights.round(3).tolist(), strict=True))
+    return {"mc_accuracy_oof": hits / len(xs), "mc_weights": weights}
 
 
 def per_question(p: np.ndarray, y: np.ndarray, groups: np.ndarray, n: int) -> list[tuple[float, int, int]]:
@@ -141,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     types = fit_types(engine, rows)
     qmod.TYPES_FILE.write_text(json.dumps(types, indent=1, sort_keys=True) + "\n", "utf-8")
     qmod._types.cache_clear()
-    x, y, groups = features(engine, rows)
-    oof = per_question(cross_validate(x, y, groups, len(rows)), y, groups, len(rows))
+    x, y, groups, read = features(engine, rows)
+    p_oof = cross_validate(x, y, groups, len(rows))
+    oof = per_question(p_oof, y, groups, len(rows))
     model = LogisticRegression(C=1.0, max_iter=2000).fit(x, y)
     show = {}
     for t in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
@@ -154,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
               "top1_em_oof": sum(r for _, r, _ in oof) / len(oof),
               "top1_given_recall_oof": sum(r for _, r, _ in oof) / max(1, sum(a for _, _, a in oof)),
               "by_threshold_oof": show,
-              "typed_questions": sum(sum(v.values()) for v in types["kinds"].values())}
+              "typed_questions": sum(sum(v.values()) for v in types["kinds"].values()),
+              **fit_choices(engine, rows, read, p_oof, groups)}
     rmod.RANKER_FILE.write_text(json.dumps({
         "features": list(rmod.FEATURES), "weights": [round(float(w), 5) for w in model.coef_[0]],
         "bias": round(float(model.intercept_[0]), 5),

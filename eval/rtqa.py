@@ -8,16 +8,17 @@ import logging
 import os
 import tempfile
 import time
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
+from eval import choices
 from eval import metrics as m
 from eval.paths import benchmark_dir
 from qa import QA, Config, Embedder
 from qa.reading.candidates import normalise
-from qa.reading.reader import Reading
 from qa.text.nlp import Tagger
 
 log = logging.getLogger(__name__)
@@ -25,10 +26,6 @@ ROOT = Path(__file__).parent.parent
 BASELINES = {"RAG + search results": {"mc_accuracy": 0.543, "em": 0.248, "f1": 0.320},
              "GPT-3 + search results": {"mc_accuracy": 0.723, "em": 0.335, "f1": 0.462}}
 ANSWER_BEARING_CEILING = 0.613
-# Multiple choice: a short answer this close (token F1) to a choice picks it; when no article
-# sentence states any choice, a choice appearing in the retrieved passages gains this much.
-SHORT_MATCH = 0.5
-W_IN_PASSAGES = 0.3
 
 
 def rtqa_dir() -> Path:
@@ -54,27 +51,17 @@ def load(folder: Path | None = None, limit: int | None = None) -> list[dict]:
     return rows
 
 
-def choose(engine: QA, question: str, choices: list[str], passages: list[str],
-           reading: Reading | None = None) -> int:
-    """The choice the articles support best: the one the reader's likeliest matching span names,
-    else the one stated in the sentence closest to the question, else similarity plus containment."""
-    if reading is not None:
-        named = [max((s.p for s in reading.spans if m.token_f1(s.candidate.text, [c]) >= SHORT_MATCH),
-                     default=0.0) for c in choices]
-        if max(named) > 0.0:
-            return int(np.argmax(named))
-    index = engine.index
-    cos = index.sent_vectors @ engine.query_embedder.embed([question])[0]
-    texts = [index.sentence_text(i) for i in range(len(cos))]
-    stated = [max((float(cos[i]) for i, t in enumerate(texts) if m.contains_answer(t, [c])), default=-1.0)
-              for c in choices]
-    if max(stated) > -1.0:
-        return int(np.argmax(stated))
-    vectors = engine.embedder.embed([f"{question} {c}" for c in choices])
-    best = (index.sent_vectors @ vectors.T).max(axis=0)
-    joined = " ".join(passages)
-    scores = [float(best[i]) + W_IN_PASSAGES * m.contains_answer(joined, [c]) for i, c in enumerate(choices)]
-    return int(np.argmax(scores))
+def choose(engine: QA, question: str, options: list[str], passages: list[str]) -> int:
+    """The choice the articles support best, by the scorer fitted on back numbers (eval/choices.py)."""
+    answerer = engine.answerer
+    x = choices.features(engine, question, options, answerer.read(question), answerer.scored(question),
+                         passages)
+    return _chooser().choose(x)
+
+
+@lru_cache(maxsize=1)
+def _chooser() -> choices.Chooser:
+    return choices.Chooser.load()
 
 
 def ask(q: dict, embedder: Embedder, min_evidence: float, tagger: Tagger | None = None,
@@ -101,8 +88,7 @@ def ask(q: dict, embedder: Embedder, min_evidence: float, tagger: Tagger | None 
             reading = engine.answerer.read(q["question_sentence"])
             gold = normalise(q["gold"])
             in_candidates = any(s.candidate.key == gold for s in reading.spans)
-            mc = choose(engine, q["question_sentence"], q["choices"], [p.text for p in answer.passages],
-                        reading)
+            mc = choose(engine, q["question_sentence"], q["choices"], [p.text for p in answer.passages])
         except Exception as exc:  # noqa: BLE001 - one article the pipeline cannot take must not end the run
             log.warning("%s: %s: %s", q["question_id"], type(exc).__name__, exc)
             # Multiple choice can still be read off the raw articles: the most-mentioned choice.

@@ -73,6 +73,7 @@ class Asked:
     noun: str | None
     terms: frozenset[str]  # the question's content-word stems
     hinges: tuple[str, ...]  # names and numbers the answer depends on, as the question writes them
+    verb: str | None = None  # the stem of the verb whose subject is asked for ("who tweeted": tweet)
 
     @property
     def labels(self) -> frozenset[str]:
@@ -116,7 +117,22 @@ def ask(question: str) -> Asked:
     noun = _head_noun(lower[match.end():]) if wh in {"which", "what"} and match else None
     kind = _kind(wh, noun, lower, lower[match.end():] if match else "")
     key = f"which:{noun}" if noun else (wh or "none")
-    return Asked(kind, key, noun, frozenset(tokenize(question)), hinges(question))
+    verb = _subject_verb(lower[match.end():], noun) if wh in {"who", "which", "what"} and match else None
+    return Asked(kind, key, noun, frozenset(tokenize(question)), hinges(question), verb)
+
+
+def _subject_verb(rest: str, noun: str | None) -> str | None:
+    """The verb right after "who" or "which X" when the question asks for its subject."""
+    words = _WORD.findall(rest)
+    if noun is not None:  # "which agency reported ...": past the noun phrase
+        at = next((i for i, w in enumerate(words[:4]) if _singular(w) == noun), None)
+        if at is None:
+            return None
+        words = words[at + 1:]
+    if not words or words[0] in _AUX or words[0] in STOPWORDS:
+        return None
+    stems = tokenize(words[0])
+    return stems[0] if stems else None
 
 
 def _head_noun(rest: str) -> str | None:

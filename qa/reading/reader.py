@@ -21,7 +21,8 @@ RANKER_FILE = Path(__file__).with_name("ranker.json")
 # question's passages are about different things, in a real index they are about one story,
 # whose names every sentence repeats. Rarity (idf over the index) says "topic, not answer" in both.
 FEATURES = ("prior", "match", "noun_chunk", "gap", "rank", "distance", "near", "overlap", "words",
-            "names_noun", "proper", "position", "rarity", "subject", "object", "main", "clause")
+            "names_noun", "proper", "position", "rarity", "subject", "object", "main", "clause",
+            "agent")
 _SUBJECT = frozenset({"nsubj", "nsubjpass"})
 _OBJECT = frozenset({"dobj", "pobj", "attr", "dative", "oprd"})
 # "Why" and "how did" are answered by a sentence, not a span.
@@ -50,6 +51,17 @@ class Reading:
     @property
     def best(self) -> Span | None:
         return self.spans[0] if self.spans else None
+
+    @classmethod
+    def of(cls, found: Sequence[tuple[int, Candidate]], p: np.ndarray) -> Reading:
+        """The reading of scored candidates: best first, one per distinct text."""
+        best: dict[str, Span] = {}
+        for i in np.argsort(-p, kind="stable"):
+            sid, c = found[i]
+            if c.key not in best:
+                best[c.key] = Span(sid, c, float(p[i]))
+        spans = tuple(best.values())
+        return cls(spans, float(np.prod([1 - s.p for s in spans[:NO_ANSWER_TOP]])))
 
 
 @dataclass(frozen=True)
@@ -123,12 +135,13 @@ class Reader:
             a, b = c.start - offset, c.end - offset
             if c.label not in priors:
                 priors[c.label] = asked.prior(c.label)
-            distance, near, inside = len(text), set(), 0
+            distance, near, inside, acts = len(text), set(), 0, False
             for p, t in anchors:
                 distance = min(distance, a - p if p < a else max(0, p - b))
                 if a - 60 <= p <= b + 60:
                     near.add(t)
                 inside += c.clause[0] <= p < c.clause[1]
+                acts = acts or (t == asked.verb and c.clause[0] <= p < c.clause[1])
             role = c.role.rstrip("^")
             rows.append((
                 priors[c.label],
@@ -150,6 +163,9 @@ class Reader:
                 # The share of the question's terms in this sentence that sit in the span's clause:
                 # "Seddiqi said in a tweet that Ghani signed": "tweet" is in Seddiqi's clause only.
                 inside / len(anchors) if anchors else 0.0,
+                # "Who tweeted?": the subject of a clause that holds the question's verb (or its noun,
+                # "said in a tweet"), not a name that clause mentions further down.
+                1.0 if acts and role in _SUBJECT else 0.0,
             ))
         return [(sid, c) for sid, c, _, _ in found], np.array(rows, dtype=np.float64)
 
@@ -169,14 +185,7 @@ class Reader:
         found, x = self.features(asked, scored)
         if not found:
             return Reading((), 1.0)
-        p = self.ranker.p(x)
-        best: dict[str, Span] = {}
-        for i in np.argsort(-p, kind="stable"):
-            sid, c = found[i]
-            if c.key not in best:
-                best[c.key] = Span(sid, c, float(p[i]))
-        spans = tuple(best.values())
-        return Reading(spans, float(np.prod([1 - s.p for s in spans[:NO_ANSWER_TOP]])))
+        return Reading.of(found, self.ranker.p(x))
 
 
 @lru_cache(maxsize=1 << 14)
