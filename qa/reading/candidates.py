@@ -21,6 +21,9 @@ _PARTICLES = frozenset("de da di du del della der den van von la le el al bin ib
 _NUMERIC = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 _AMOUNT = (r"((?:(?:about|around|roughly|nearly|almost|over|some|from)\s+)?"
            r"\S*?\d[\d,.]*(?:\s+(?:million|billion|trillion|percent))?%?)")
+# The amount itself: currency, digits, a scale word or a percent sign.
+_CORE = re.compile(r"(?:[$€£]\s?)?\d[\d,.]*\d?(?:\s?%|\s+(?:thousand|million|billion|trillion|percent)\b)?")
+_JOIN = re.compile(r"\s*(?:,|,?\s+and|&)\s+(?:the\s+)?")
 _RANGE = re.compile(_AMOUNT + r"\s+(?:to|and|-|–)\s+" + _AMOUNT)
 
 
@@ -96,7 +99,7 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
 def sentence_candidates(text: str, offset: int, spans: tuple[Span, ...]) -> tuple[Candidate, ...]:
     """The candidates of one sentence (text starts at article offset ``offset``), cached."""
     seen: set[tuple[int, int]] = set()
-    out = []
+    out: list[Candidate] = []
     # Entities before noun chunks, so a span that is both keeps its entity label.
     for a, b, label, role, c, d in sorted(spans, key=lambda s: (s[2] == NOUN_CHUNK, s[0])):
         a, b = trim(text, a - offset, b - offset)
@@ -104,20 +107,42 @@ def sentence_candidates(text: str, offset: int, spans: tuple[Span, ...]) -> tupl
             a = _past_lowercase(text, a, b)
         if b <= a or (a, b) in seen:
             continue
-        seen.add((a, b))
-        span = text[a:b]
-        key = normalise(span)
-        if not key or key in _PRONOUNS or key in STOPWORDS or not any(c.isalnum() for c in span):
+        key = normalise(text[a:b])
+        if not key or not any(ch.isalnum() for ch in text[a:b]) or (
+                (key in _PRONOUNS or key in STOPWORDS) and not text[a:b].isupper()):  # "US" is a name
             continue
-        for x, y in [(a, b), *_range_ends(text, a, b, label)]:
+        for x, y in [(a, b), *_amounts(text, a, b, label)]:
+            if (x, y) not in seen:
+                seen.add((x, y))
+                out.append(_candidate(text, offset, x, y, label, role, (c - offset, d - offset)))
+    for x, y, first in _coordinated(text, out, offset):
+        if (x, y) not in seen:
             seen.add((x, y))
-            part = text[x:y]
-            words = tuple((m.start(), m.end(), frozenset(tokenize(m.group())), m.group()[:1].islower())
-                          for m in _WORDS.finditer(text, x, y))
-            out.append(Candidate(offset + x, offset + y, label, role, (c - offset, d - offset), part,
-                                 normalise(part), frozenset(tokenize(part)),
-                                 part[0].isupper() or part[0].isdigit(), words))
+            out.append(_candidate(text, offset, x, y, first.label, first.role, first.clause))
     return tuple(out)
+
+
+def _candidate(text: str, offset: int, a: int, b: int, label: str, role: str,
+               clause: tuple[int, int]) -> Candidate:
+    span = text[a:b]
+    words = tuple((m.start(), m.end(), frozenset(tokenize(m.group())), m.group()[:1].islower())
+                  for m in _WORDS.finditer(text, a, b))
+    return Candidate(offset + a, offset + b, label, role, clause, span, normalise(span),
+                     frozenset(tokenize(span)), span[0].isupper() or span[0].isdigit(), words)
+
+
+def _coordinated(text: str, found: list[Candidate], offset: int) -> list[tuple[int, int, Candidate]]:
+    """Runs of same-label candidates joined by "and" or commas ("the US, Japan and India"): a
+    question may ask for all of them."""
+    runs: list[list[Candidate]] = []
+    for cand in sorted((c for c in found if c.label != NOUN_CHUNK or c.proper), key=lambda c: c.start):
+        last = runs[-1][-1] if runs else None
+        if (last is not None and last.label == cand.label and last.end <= cand.start
+                and _JOIN.fullmatch(text, last.end - offset, cand.start - offset)):
+            runs[-1].append(cand)
+        else:
+            runs.append([cand])
+    return [(run[0].start - offset, run[-1].end - offset, run[0]) for run in runs if len(run) > 1]
 
 
 def _past_lowercase(text: str, a: int, b: int) -> int:
@@ -130,10 +155,16 @@ def _past_lowercase(text: str, a: int, b: int) -> int:
     return a
 
 
-def _range_ends(text: str, a: int, b: int, label: str) -> list[tuple[int, int]]:
-    """Both ends of a numeric range the tagger made one span ("about 12,000 to 8,600"), each a
-    candidate of its own: a question asks for one of them."""
+def _amounts(text: str, a: int, b: int, label: str) -> list[tuple[int, int]]:
+    """Narrower spans of a number the tagger took with more: each end of a range ("about 12,000
+    to 8,600"), and the bare amount of a hedged one ("up to 100,000", "about $128 million")."""
     if label not in _NUMERIC:
         return []
     m = _RANGE.fullmatch(text, a, b)
-    return [(m.start(1), m.end(1)), (m.start(2), m.end(2))] if m else []
+    parts = [(m.start(1), m.end(1)), (m.start(2), m.end(2))] if m else [(a, b)]
+    out = [part for part in parts if part != (a, b)]
+    for x, y in parts:
+        core = _CORE.search(text, x, y)
+        if core and (core.start(), core.end()) != (x, y):
+            out.append((core.start(), core.end()))
+    return out
