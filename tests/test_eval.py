@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from eval import rtqa
@@ -93,3 +94,31 @@ def test_docs_quote_the_published_results() -> None:
         blocks += text.count("<!-- figures:")
         assert figures.render(text) == text, f"{doc.name}: run `python -m eval report --publish`"
     assert blocks >= 4
+
+
+def test_chooser_learns_which_feature_decides(tmp_path: Path) -> None:
+    from eval import choices
+
+    rng = np.random.default_rng(0)
+    xs = [rng.normal(size=(4, len(choices.FEATURES))) for _ in range(200)]
+    right = [int(np.argmax(x[:, 6])) for x in xs]  # pair_cos decides
+    chooser = choices.fit(xs[:150], right[:150])
+    assert choices.accuracy(chooser, xs[150:], right[150:]) >= 0.8
+    assert int(np.argmax(np.abs(chooser.weights))) == 6
+    chooser.save(tmp_path / "w.json", "test")
+    assert choices.Chooser.load(tmp_path / "w.json").choose(xs[0]) == chooser.choose(xs[0])
+    data = json.loads((tmp_path / "w.json").read_text())
+    (tmp_path / "w.json").write_text(json.dumps({**data, "features": ["other"]}))
+    with pytest.raises(ValueError, match="fit-reader"):
+        choices.Chooser.load(tmp_path / "w.json")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("question", "options", "right"), [
+    ("Which agency reported Shaheen's phone remarks?", ["AFP", "BBC", "Reuters", "Al Jazeera"], 2),
+    ("How many Taliban prisoners will be released each day?", ["500", "100", "1,500", "5,000"], 1),
+])
+def test_multiple_choice_over_the_seeds(real_qa, question: str, options: list[str],  # noqa: ANN001
+                                        right: int) -> None:
+    passages = [p.text for p in real_qa.retrieve(question, k=5)]
+    assert rtqa.choose(real_qa, question, options, passages) == right

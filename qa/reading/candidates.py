@@ -111,7 +111,7 @@ def sentence_candidates(text: str, offset: int, spans: tuple[Span, ...]) -> tupl
         if not key or not any(ch.isalnum() for ch in text[a:b]) or (
                 (key in _PRONOUNS or key in STOPWORDS) and not text[a:b].isupper()):  # "US" is a name
             continue
-        for x, y in [(a, b), *_amounts(text, a, b, label)]:
+        for x, y in [(a, b), *_amounts(text, a, b, label), *_unmodified(text, a, b, label)]:
             if (x, y) not in seen:
                 seen.add((x, y))
                 out.append(_candidate(text, offset, x, y, label, role, (c - offset, d - offset)))
@@ -153,6 +153,17 @@ def _past_lowercase(text: str, a: int, b: int) -> int:
             break
         a = m.end() + 1
     return a
+
+
+def _unmodified(text: str, a: int, b: int, label: str) -> list[tuple[int, int]]:
+    """A noun chunk without its first word when that is a lower-case modifier ("free Covid-19 tests")."""
+    if label != NOUN_CHUNK:
+        return []
+    first = _WORDS.match(text, a)
+    if not first or first.end() >= b or not first.group()[:1].islower():
+        return []
+    rest = first.end() + 1
+    return [(rest, b)] if rest < b else []
 
 
 def _amounts(text: str, a: int, b: int, label: str) -> list[tuple[int, int]]:
