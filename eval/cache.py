@@ -106,9 +106,6 @@ class CachingTagger:
         self._db.execute("CREATE TABLE IF NOT EXISTS tags (key TEXT PRIMARY KEY, spans TEXT)")
         self._lock = threading.Lock()
 
-    def preload(self) -> None:
-        """Nothing ahead of time: stored texts need no pipeline, the inner tagger loads on demand."""
-
     def tag(self, texts: Sequence[str], sentences: Sequence[Sequence[tuple[int, int]]],
             progress: bool = False) -> list[list[Span]]:
         """Stored spans per text; the missing texts tagged in one batch and stored."""

@@ -172,8 +172,6 @@ def build_index(
         if old is not None and stale_reason(old.meta, settings, articles) is None:
             return BuildReport(old.path, [], [], [], sorted(reuse), 0, 0, time.perf_counter() - began)
         partial = index_dir / ".partial"
-        if len(reuse) < len(articles):
-            tagger.preload()  # spaCy loads while the articles are embedded
         try:
             parts = _assemble(articles, old, reuse, embedder, chunk_size, chunk_overlap, progress,
                               partial, batch_size)

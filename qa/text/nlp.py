@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
-import threading
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from importlib import metadata
@@ -81,30 +80,10 @@ class Tagger:
     def __init__(self, pipeline: str = DEFAULT_PIPELINE) -> None:
         self.pipeline = pipeline
         self.name = pipeline_id(pipeline)
-        self._loading: threading.Thread | None = None
-        self._failed: BaseException | None = None
-
-    def preload(self) -> None:
-        """Start loading the pipeline in the background (a build embeds meanwhile); tag() waits."""
-        if self._loading is None:
-            self._loading = threading.Thread(target=self._load, name="spacy-load", daemon=True)
-            self._loading.start()
-
-    def _load(self) -> None:
-        try:
-            load_pipeline(self.pipeline)
-        except BaseException as exc:  # noqa: BLE001 - raised again by tag(), in the caller's thread
-            self._failed = exc
 
     def tag(self, texts: Sequence[str], sentences: Sequence[Sequence[tuple[int, int]]],
             batch_size: int = 32, progress: bool = False) -> list[list[Span]]:
         """Entity spans and noun chunks of each text, sorted, with exact offsets into the text."""
-        if self._loading is not None:
-            self._loading.join()
-            self._loading = None
-            if self._failed is not None:
-                failed, self._failed = self._failed, None
-                raise failed
         nlp = load_pipeline(self.pipeline)
         pieces = [(t, a, b) for t, (text, spans) in enumerate(zip(texts, sentences, strict=True))
                   for a, b in _pieces(spans)]
