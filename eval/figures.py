@@ -84,7 +84,9 @@ def reader(folder: Path) -> str | None:
     return (f"Out of fold ({fit['questions']:,} back-number questions): the right answer is one of the "
             f"reader's candidates for {fit['candidate_recall']:.3f} of them; its top span is right for "
             f"{fit['top1_em_oof']:.3f} ({fit['top1_given_recall_oof']:.3f} of those where it is a "
-            "candidate).")
+            "candidate)."
+            + (f" The multiple-choice scorer picks the right choice for {fit['mc_accuracy_oof']:.3f}."
+               if "mc_accuracy_oof" in fit else ""))
 
 
 def load(folder: Path) -> str | None:
