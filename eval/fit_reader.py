@@ -108,6 +108,32 @@ def features(engine: QA, rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.n
     return np.vstack(xs), np.concatenate(ys), np.concatenate(groups), read
 
 
+def calibrate(read: list, p: np.ndarray, y: np.ndarray, groups: np.ndarray
+              ) -> tuple[dict[str, float], list[float]]:
+    """Fit P(the best span is right) on its out-of-fold probability and lead over the runner-up;
+    the weights, and each question's confidence out of fold."""
+    from sklearn.linear_model import LogisticRegression
+
+    rows, right = [], []
+    for g, (_, found) in enumerate(read):
+        mask = groups == g
+        reading = Reading.of(found, p[mask]) if found else Reading((), 1.0)
+        ps = [s.p for s in reading.spans[:2]] + [0.0, 0.0]
+        rows.append((ps[0], ps[0] - ps[1]))
+        best = int(np.argmax(p[mask])) if found else -1
+        right.append(int(found and y[mask][best]))
+    x, t = np.array(rows), np.array(right)
+    fold = np.arange(len(t)) % FOLDS
+    confidence = np.zeros(len(t))
+    for f in range(FOLDS):
+        model = LogisticRegression(max_iter=1000).fit(x[fold != f], t[fold != f])
+        confidence[fold == f] = model.predict_proba(x[fold == f])[:, 1]
+    model = LogisticRegression(max_iter=1000).fit(x, t)
+    weights = {"p": float(model.coef_[0][0]), "margin": float(model.coef_[0][1]),
+               "bias": float(model.intercept_[0])}
+    return weights, confidence.tolist()
+
+
 def fit_choices(engine: QA, rows: list[dict], read: list, p: np.ndarray, groups: np.ndarray) -> dict:
     """Fit the multiple-choice scorer on the reader's out-of-fold readings; its out-of-fold accuracy."""
     xs, right = [], []
@@ -174,9 +200,10 @@ def main(argv: list[str] | None = None) -> int:
     p_oof = cross_validate(x, y, groups, len(rows))
     oof = per_question(p_oof, y, groups, len(rows))
     model = LogisticRegression(C=1.0, max_iter=2000).fit(x, y)
+    calibration, confidence = calibrate(read, p_oof, y, groups)
     show = {}
     for t in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
-        shown = [(right) for p, right, _ in oof if p >= t]
+        shown = [right for c, (_, right, _) in zip(confidence, oof, strict=True) if c >= t]
         show[str(t)] = {"shown": len(shown) / len(oof), "precision": sum(shown) / max(1, len(shown)),
                         "em": sum(shown) / len(oof)}
     report = {"questions": len(rows), "candidates": len(y), "positives": int(y.sum()),
@@ -189,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     rmod.RANKER_FILE.write_text(json.dumps({
         "features": list(rmod.FEATURES), "weights": [round(float(w), 5) for w in model.coef_[0]],
         "bias": round(float(model.intercept_[0]), 5),
+        "confidence": {k: round(v, 5) for k, v in calibration.items()},
         "fitted": f"logistic regression on {len(rows)} RealTime QA back-number questions "
                   f"({len(y)} candidate spans); refit with `python -m eval fit-reader`",
     }, indent=1) + "\n", "utf-8")

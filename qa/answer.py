@@ -30,8 +30,9 @@ class Answer:
     dropped: tuple[str, ...] = ()
     notice: str | None = None
     # The short answer's exact span (``text`` is ``short``, offsets into its article, ``score`` the
-    # reader's probability), shown only when the reader is confident; and the reader's best
-    # probability and no-answer score either way.
+    # reader's confidence), shown only when the reader is confident; and the reader's confidence in
+    # its best span (calibrated: its probability and its lead over the runner-up) and no-answer
+    # score either way.
     short_span: Passage | None = None
     confidence: float = 0.0
     no_answer: float = 1.0

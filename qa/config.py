@@ -39,8 +39,9 @@ class Config:
     # A question naming something (a name, a place, a number) that no retrieved passage mentions
     # is refused below this evidence score; calibrated by eval/calibrate.py.
     hinge_evidence: float = 0.685
-    # The short answer is shown when the reader's probability for it reaches this: about half of
-    # the answers shown at 0.4 are right, out of fold on RealTime QA back numbers (eval/fit_reader.py).
+    # The short answer is shown when the reader's calibrated confidence in it (its probability and
+    # its lead over the runner-up) reaches this: out of fold on RealTime QA back numbers, 55% of the
+    # answers shown at 0.4 are right (eval/fit_reader.py).
     min_short: float = 0.4
     max_question_chars: int = 2000
     # Embed questions with the ONNX twin of the packaged model: no torch import at query time.

@@ -146,3 +146,24 @@ def test_names_joined_by_and_or_commas_are_also_one_candidate() -> None:
 def test_a_leading_lower_case_modifier_is_optional() -> None:
     assert _texts("They offer free Covid-19 tests.", ((11, 30, "NP", "dobj", 0, 31),)) == [
         "free Covid-19 tests", "Covid-19 tests"]
+
+
+def test_confidence_grows_with_the_lead_over_the_runner_up() -> None:
+    from qa.reading.candidates import Candidate
+    from qa.reading.reader import Calibration, Reading
+
+    def found(*keys: str) -> list:
+        return [(0, Candidate(0, 1, "PERSON", "", (0, 1), k, k, frozenset(), True)) for k in keys]
+
+    import numpy as np
+
+    calibration = Calibration(2.7, 3.3, -2.2)
+    alone = Reading.of(found("a", "b"), np.array([0.7, 0.1]), calibration)
+    close = Reading.of(found("a", "b"), np.array([0.7, 0.65]), calibration)
+    assert alone.best.p == close.best.p == 0.7
+    assert alone.best.confidence > 0.5 > close.best.confidence
+    # A span repeated in several sentences counts once; the others trail the best.
+    repeated = Reading.of(found("a", "a", "b"), np.array([0.7, 0.69, 0.1]), calibration)
+    assert [s.candidate.key for s in repeated.spans] == ["a", "b"]
+    assert repeated.best.confidence == alone.best.confidence
+    assert repeated.spans[1].confidence < repeated.best.confidence

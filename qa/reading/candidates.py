@@ -58,8 +58,11 @@ def without_question_words(c: Candidate, text: str, offset: int, terms: frozense
     lo, hi = 0, len(words)
     while lo < hi and _said(words[lo], terms):
         lo += 1
-    while hi > lo and _said(words[hi - 1], terms):
-        hi -= 1
+    if _said(words[-1], terms):
+        # The question's head noun closes the span: the common nouns before it go with it
+        # ("AFP news agency" for "which agency" -> "AFP").
+        while hi > lo and (_said(words[hi - 1], terms) or words[hi - 1][3]):
+            hi -= 1
     if lo == hi:
         return c
     a, b = trim(text, words[lo][0], words[hi - 1][1])

@@ -78,7 +78,7 @@ class Answerer:
             timings["answer_ms"] = (time.perf_counter() - retrieved) * 1000
             return Answer(question, NOT_COVERED, False, passages=passages, query=query,
                           evidence=round(evidence, 4), timings=timings, notice=refusal or None,
-                          confidence=round(best.p, 4) if best else 0.0,
+                          confidence=round(best.confidence, 4) if best else 0.0,
                           no_answer=round(reading.no_answer, 4))
         scored, span = self._lead_with_short(scored, reading)
         facts, span = recency.latest_first(self.index, scored, self._facts(scored), reading, span,
@@ -96,7 +96,8 @@ class Answerer:
         timings["answer_ms"] = (time.perf_counter() - retrieved) * 1000
         return Answer(question, " ".join(parts), True, tuple(citations), span.text if span else None,
                       passages, query, round(evidence, 4), timings, short_span=span,
-                      confidence=round(best.p, 4) if best else 0.0, no_answer=round(reading.no_answer, 4))
+                      confidence=round(best.confidence, 4) if best else 0.0,
+                      no_answer=round(reading.no_answer, 4))
 
     def scored(self, question: str, mode: Mode = "hybrid") -> list[tuple[int, float]]:
         """(sentence, score) of the retrieved sentences, best first: what the reader reads."""
@@ -160,12 +161,12 @@ class Answerer:
                          ) -> tuple[list[_Scored], Passage | None]:
         """Put first the sentence holding the reader's answer, when the reader is confident of it."""
         best = reading.best
-        if best is None or best.p < self.min_short:
+        if best is None or best.confidence < self.min_short:
             return scored, None
         at = next(i for i, s in enumerate(scored) if s.sentence == best.sentence)
         c = best.candidate
         source = self.index.sent_sources[best.sentence]
-        span = self.index.passage(source, c.text, c.start, c.end, round(best.p, 4))
+        span = self.index.passage(source, c.text, c.start, c.end, round(best.confidence, 4))
         lead = _Scored(best.sentence, scored[at].score, c.text)
         return [lead] + scored[:at] + scored[at + 1:], span
 

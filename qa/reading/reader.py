@@ -39,6 +39,8 @@ class Span:
     sentence: int
     candidate: Candidate
     p: float
+    # The calibrated chance that this span is the answer, given how far it leads the others.
+    confidence: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -53,15 +55,34 @@ class Reading:
         return self.spans[0] if self.spans else None
 
     @classmethod
-    def of(cls, found: Sequence[tuple[int, Candidate]], p: np.ndarray) -> Reading:
+    def of(cls, found: Sequence[tuple[int, Candidate]], p: np.ndarray,
+           calibration: Calibration | None = None) -> Reading:
         """The reading of scored candidates: best first, one per distinct text."""
-        best: dict[str, Span] = {}
+        best: dict[str, int] = {}
         for i in np.argsort(-p, kind="stable"):
-            sid, c = found[i]
-            if c.key not in best:
-                best[c.key] = Span(sid, c, float(p[i]))
-        spans = tuple(best.values())
-        return cls(spans, float(np.prod([1 - s.p for s in spans[:NO_ANSWER_TOP]])))
+            best.setdefault(found[i][1].key, int(i))
+        order = list(best.values())
+        top = [float(p[i]) for i in order[:2]]
+        spans = []
+        for rank, i in enumerate(order):
+            # The best span's lead is over the second; any other's is its gap to the best.
+            margin = float(p[i]) - (top[1] if rank == 0 and len(top) > 1 else top[0] if rank else 0.0)
+            confidence = calibration(float(p[i]), margin) if calibration else float(p[i])
+            spans.append(Span(found[i][0], found[i][1], float(p[i]), confidence))
+        return cls(tuple(spans), float(np.prod([1 - s.p for s in spans[:NO_ANSWER_TOP]])))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """P(the span is the answer) from its probability and its lead over the runner-up, as fitted
+    out of fold by eval/fit_reader.py: a span far ahead of its rivals is right more often."""
+
+    weight_p: float
+    weight_margin: float
+    bias: float
+
+    def __call__(self, p: float, margin: float) -> float:
+        return 1.0 / (1.0 + math.exp(-(self.weight_p * p + self.weight_margin * margin + self.bias)))
 
 
 @dataclass(frozen=True)
@@ -70,13 +91,16 @@ class Ranker:
 
     weights: np.ndarray
     bias: float
+    calibration: Calibration | None = None
 
     @classmethod
     def load(cls, path: Path = RANKER_FILE) -> Ranker:
         data = json.loads(path.read_text("utf-8"))
-        if tuple(data["features"]) != FEATURES:
-            raise ValueError(f"{path.name} was fitted on other features: run `python -m eval.fit_reader`")
-        return cls(np.array(data["weights"], dtype=np.float64), float(data["bias"]))
+        if tuple(data["features"]) != FEATURES or "confidence" not in data:
+            raise ValueError(f"{path.name} was fitted on other features: run `python -m eval fit-reader`")
+        c = data["confidence"]
+        return cls(np.array(data["weights"], dtype=np.float64), float(data["bias"]),
+                   Calibration(float(c["p"]), float(c["margin"]), float(c["bias"])))
 
     def p(self, x: np.ndarray) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-(x @ self.weights + self.bias)))
@@ -185,7 +209,7 @@ class Reader:
         found, x = self.features(asked, scored)
         if not found:
             return Reading((), 1.0)
-        return Reading.of(found, self.ranker.p(x))
+        return Reading.of(found, self.ranker.p(x), self.ranker.calibration)
 
 
 @lru_cache(maxsize=1 << 14)
