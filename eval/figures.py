@@ -30,6 +30,8 @@ def quality(folder: Path) -> str | None:
             ("article Hit@1 / MRR@10", "{article_hit@1:.3f} / {article_mrr@10:.3f}"),
             ("answer containment", "{contains:.3f}"),
             ("short answer token F1 / exact match", "{f1:.3f} / {em:.3f}"),
+            ("reader's best span right (shown or not) / right one among its spans",
+             "{best_span_em:.3f} / {candidate_recall:.3f}"),
             ("citation precision / recall", "{citation_precision:.3f} / {citation_recall:.3f}"),
             ("refusal precision / recall, false refusals",
              "{refusal_precision:.3f} / {refusal_recall:.3f}, {false_refusal_rate:.3f}")]

@@ -98,6 +98,13 @@ def score_answer(answer: Answer, q: dict, spans: list[tuple[str, int, int]]) -> 
             "citation_precision": precision, "citation_recall": recall}
 
 
+def score_reading(engine: QA, query: str, mode: str, golds: list[str]) -> dict[str, float]:
+    """Whether the reader's best span is right whatever its confidence, and whether any is."""
+    spans = engine.answerer.read(query, mode).spans  # type: ignore[arg-type]
+    return {"best_span_em": m.exact_match(spans[0].candidate.text, golds) if spans else 0.0,
+            "candidate_recall": float(any(m.exact_match(s.candidate.text, golds) for s in spans))}
+
+
 def ask_all(engine: QA, questions: list[dict], mode: str, bar: tqdm | None = None) -> list[dict]:
     """Ask every question in order, conversations with the earlier turns as history."""
     history: dict[str, list[tuple[str, Answer]]] = {}
@@ -124,6 +131,7 @@ def ask_all(engine: QA, questions: list[dict], mode: str, bar: tqdm | None = Non
             spans = evidence_spans(engine, q)
             ranked = engine.retrieve(answer.query, k=10, mode=mode)  # type: ignore[arg-type]
             record.update(score_retrieval(ranked, q, spans), **score_answer(answer, q, spans),
+                          **score_reading(engine, answer.query, mode, q["answers"]),
                           evidence_found=len(spans))
         records.append(record)
         if bar is not None:
@@ -135,7 +143,8 @@ def summarize(records: list[dict]) -> dict[str, float]:
     """Mean metrics over answerable questions, refusal precision/recall, latency percentiles."""
     answerable = [r for r in records if r["answerable"]]
     keys = [k for k in answerable[0] if "@" in k or k in
-            ("contains", "f1", "em", "citation_precision", "citation_recall")] if answerable else []
+            ("contains", "f1", "em", "best_span_em", "candidate_recall", "citation_precision",
+             "citation_recall")] if answerable else []
     out = {k: sum(r[k] for r in answerable) / len(answerable) for k in keys}
     refused_unans = sum(not r["answered"] and not r["answerable"] for r in records)
     refused_ans = sum(not r["answered"] and r["answerable"] for r in records)

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 ROWS = [
     *[f"article_hit@{k}" for k in (1, 3, 5)], "article_mrr@10", "article_ndcg@10",
     *[f"evidence_hit@{k}" for k in (1, 3, 5)], "evidence_mrr@10", "evidence_ndcg@10",
-    "contains", "f1", "em", "citation_precision", "citation_recall",
+    "contains", "f1", "em", "best_span_em", "candidate_recall", "citation_precision", "citation_recall",
     "refusal_precision", "refusal_recall", "false_refusal_rate", "latency_p50_ms", "latency_p95_ms",
 ]
 
