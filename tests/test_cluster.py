@@ -134,28 +134,40 @@ def _worker_pids(cluster: LocalCluster, title: str) -> list[int]:
     return found
 
 
-def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, single, tmp_path):
+def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, tmp_path):
     from qa.cluster.build import build_on_ray
+    from qa.text.chunk import chunk_article
 
+    # Copies of the corpus under other ids, so that the build outlasts the kill whether or not
+    # RealTime QA is on the machine (the seeds alone build in a few seconds).
+    rows = [json.loads(line) for line in corpus[0].open()]
+    copies = max(1, 60 // len(rows))
+    big = tmp_path / "big.jsonl"
+    big.write_text("".join(json.dumps({**r, "id": f"{n}-{r['id']}"}) + "\n"
+                           for n in range(copies) for r in rows))
     killed: list[int] = []
 
     def kill_one() -> None:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not killed:
-            pids = _worker_pids(cluster, "ArticleWorker")
-            if pids:
+            for pid in _worker_pids(cluster, "ArticleWorker"):
                 time.sleep(4)  # into its first batches
-                os.kill(pids[0], signal.SIGKILL)
-                killed.append(pids[0])
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    continue  # it ended meanwhile: take the next one
+                killed.append(pid)
+                break
             time.sleep(0.2)
 
     killer = threading.Thread(target=kill_one, daemon=True)
     killer.start()
-    report = build_on_ray(Config.from_env(index_dir=tmp_path / "index"), cluster.address, corpus[0])
+    report = build_on_ray(Config.from_env(index_dir=tmp_path / "index"), cluster.address, big)
     killer.join(5)
     assert killed, "no ArticleWorker actor was seen to kill"
     built = load_index(tmp_path / "index")
-    assert report.embedded_chunks == len(built.chunks) == len(load_index(single).chunks)
+    expected = copies * sum(len(chunk_article(a)) for a in corpus[1])
+    assert report.embedded_chunks == len(built.chunks) == expected
 
 
 def test_a_rerun_embeds_only_new_or_changed_articles(cluster, corpus, tmp_path):
