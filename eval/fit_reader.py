@@ -108,21 +108,22 @@ def features(engine: QA, rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.n
     return np.vstack(xs), np.concatenate(ys), np.concatenate(groups), read
 
 
-def calibrate(read: list, p: np.ndarray, y: np.ndarray, groups: np.ndarray
-              ) -> tuple[dict[str, float], list[float]]:
+def readings(read: list, p: np.ndarray, groups: np.ndarray) -> list[Reading]:
+    """Each question's reading from its candidates' out-of-fold probabilities."""
+    return [Reading.of(found, p[groups == g]) if found else Reading((), 1.0)
+            for g, (_, found) in enumerate(read)]
+
+
+def calibrate(read: list[Reading], oof: list[tuple[float, int, int]]) -> tuple[dict[str, float], list[float]]:
     """Fit P(the best span is right) on its out-of-fold probability and lead over the runner-up;
     the weights, and each question's confidence out of fold."""
     from sklearn.linear_model import LogisticRegression
 
-    rows, right = [], []
-    for g, (_, found) in enumerate(read):
-        mask = groups == g
-        reading = Reading.of(found, p[mask]) if found else Reading((), 1.0)
+    rows = []
+    for reading in read:
         ps = [s.p for s in reading.spans[:2]] + [0.0, 0.0]
         rows.append((ps[0], ps[0] - ps[1]))
-        best = int(np.argmax(p[mask])) if found else -1
-        right.append(int(found and y[mask][best]))
-    x, t = np.array(rows), np.array(right)
+    x, t = np.array(rows), np.array([right for _, right, _ in oof])
     fold = np.arange(len(t)) % FOLDS
     confidence = np.zeros(len(t))
     for f in range(FOLDS):
@@ -134,11 +135,10 @@ def calibrate(read: list, p: np.ndarray, y: np.ndarray, groups: np.ndarray
     return weights, confidence.tolist()
 
 
-def fit_choices(engine: QA, rows: list[dict], read: list, p: np.ndarray, groups: np.ndarray) -> dict:
+def fit_choices(engine: QA, rows: list[dict], read: list, oof_readings: list[Reading]) -> dict:
     """Fit the multiple-choice scorer on the reader's out-of-fold readings; its out-of-fold accuracy."""
     xs, right = [], []
-    for g, (r, (scored, found)) in enumerate(zip(rows, read, strict=True)):
-        reading = Reading.of(found, p[groups == g]) if found else Reading((), 1.0)
+    for r, (scored, _), reading in zip(rows, read, oof_readings, strict=True):
         passages = [x.text for x in engine.retrieve(r["question"], k=5)]
         xs.append(choices.features(engine, r["question"], r["choices"], reading, scored, passages))
         right.append(r["right"])
@@ -200,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     p_oof = cross_validate(x, y, groups, len(rows))
     oof = per_question(p_oof, y, groups, len(rows))
     model = LogisticRegression(C=1.0, max_iter=2000).fit(x, y)
-    calibration, confidence = calibrate(read, p_oof, y, groups)
+    oof_readings = readings(read, p_oof, groups)
+    calibration, confidence = calibrate(oof_readings, oof)
     show = {}
     for t in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
         shown = [right for c, (_, right, _) in zip(confidence, oof, strict=True) if c >= t]
@@ -212,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
               "top1_given_recall_oof": sum(r for _, r, _ in oof) / max(1, sum(a for _, _, a in oof)),
               "by_threshold_oof": show,
               "typed_questions": sum(sum(v.values()) for v in types["kinds"].values()),
-              **fit_choices(engine, rows, read, p_oof, groups)}
+              **fit_choices(engine, rows, read, oof_readings)}
     rmod.RANKER_FILE.write_text(json.dumps({
         "features": list(rmod.FEATURES), "weights": [round(float(w), 5) for w in model.coef_[0]],
         "bias": round(float(model.intercept_[0]), 5),

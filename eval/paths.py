@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from pathlib import Path
 
@@ -14,8 +15,6 @@ CACHE = RESULTS / "cache"  # embeddings and tags reused between runs, git-ignore
 
 def read_results(folder: Path, name: str) -> dict | None:
     """A results file of folder as JSON, or None when that measurement was not run there."""
-    import json
-
     path = folder / name
     return json.loads(path.read_text("utf-8")) if path.is_file() else None
 
