@@ -19,6 +19,7 @@ from eval import metrics as m
 from eval.paths import benchmark_dir
 from qa import QA, Config, Embedder
 from qa.reading.candidates import normalise
+from qa.reading.reader import Reading
 from qa.text.nlp import Tagger
 
 log = logging.getLogger(__name__)
@@ -51,12 +52,13 @@ def load(folder: Path | None = None, limit: int | None = None) -> list[dict]:
     return rows
 
 
-def choose(engine: QA, question: str, options: list[str], passages: list[str]) -> int:
+def choose(engine: QA, question: str, options: list[str], passages: list[str],
+           scored: list[tuple[int, float]] | None = None, reading: Reading | None = None) -> int:
     """The choice the articles support best, by the scorer fitted on back numbers (eval/choices.py)."""
     answerer = engine.answerer
-    x = choices.features(engine, question, options, answerer.read(question), answerer.scored(question),
-                         passages)
-    return _chooser().choose(x)
+    scored = answerer.scored(question) if scored is None else scored
+    reading = answerer.read(question, scored=scored) if reading is None else reading
+    return _chooser().choose(choices.features(engine, question, options, reading, scored, passages))
 
 
 @lru_cache(maxsize=1)
@@ -85,10 +87,12 @@ def ask(q: dict, embedder: Embedder, min_evidence: float, tagger: Tagger | None 
         try:
             engine.build()
             answer = engine.answer(q["question_sentence"])
-            reading = engine.answerer.read(q["question_sentence"])
+            scored = engine.answerer.scored(q["question_sentence"])
+            reading = engine.answerer.read(q["question_sentence"], scored=scored)
             gold = normalise(q["gold"])
             in_candidates = any(s.candidate.key == gold for s in reading.spans)
-            mc = choose(engine, q["question_sentence"], q["choices"], [p.text for p in answer.passages])
+            mc = choose(engine, q["question_sentence"], q["choices"], [p.text for p in answer.passages],
+                        scored, reading)
         except Exception as exc:  # noqa: BLE001 - one article the pipeline cannot take must not end the run
             log.warning("%s: %s: %s", q["question_id"], type(exc).__name__, exc)
             # Multiple choice can still be read off the raw articles: the most-mentioned choice.

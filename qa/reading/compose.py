@@ -105,10 +105,12 @@ class Answerer:
         hits = self.retriever.select(query, self.k, mode)
         return [(s.sentence, s.score) for s in self._score(query, query, [i for i, _ in hits])]
 
-    def read(self, question: str, mode: Mode = "hybrid") -> Reading:
-        """The reader's candidates for a question, best first (for multiple choice and eval)."""
+    def read(self, question: str, mode: Mode = "hybrid",
+             scored: Sequence[tuple[int, float]] | None = None) -> Reading:
+        """The reader's candidates for a question, best first (for multiple choice and eval); from
+        its scored sentences when the caller has them already."""
         return self.reader.read(ask(clean_question(question, self.max_question_chars)),
-                                self.scored(question, mode))
+                                self.scored(question, mode) if scored is None else scored)
 
     def _refusal(self, question: str, query: str, evidence: float, passages: Sequence[Passage],
                  scored: list[_Scored]) -> str | None:
