@@ -90,9 +90,12 @@ class QA:
         nlp = self._tagger.name if self._tagger is not None else pipeline_id(self.config.nlp)
         return index_settings(name, kind, self.config.chunk_size, self.config.chunk_overlap, pooled, nlp)
 
-    def build(self, force: bool = False, progress: bool = False,
-              articles: list[Article] | None = None) -> BuildReport:
-        """Bring the index up to date with the articles, embedding only what changed."""
+    def build(self, force: bool = False, progress: bool = False, articles: list[Article] | None = None,
+              then: Callable[[], None] | None = None) -> BuildReport:
+        """Bring the index up to date with the articles, embedding only what changed.
+
+        ``then`` runs as soon as the new index is on disk, before it is loaded to answer from.
+        """
         with self._lock:
             if articles is None:
                 self._seen = folder_state(self.config.seeds_dir)
@@ -108,6 +111,8 @@ class QA:
                 progress=progress, ann_threshold=self.config.ann_threshold,
                 tagger=self._tagger or Tagger(self.config.nlp),
             )
+            if then is not None:
+                then()
             if self._index is None or report.path != self._index.path:
                 self._swap(load_index(self.config.index_dir))
             return report
@@ -215,7 +220,9 @@ class QA:
                     progress: Callable[[float, str], None] | None = None) -> BuildReport:
         """Index an uploaded file's articles, then save it under its safe name; on failure neither changes."""
         # The index is built with the upload before the file appears in the folder, so a crash mid-build
-        # leaves both as they were. Uploads take turns; progress(fraction, message) hears each step.
+        # leaves both as they were; the file is published the moment the index is on disk, not after
+        # it is loaded, so a crash in between is a matter of microseconds.
+        # Uploads take turns; progress(fraction, message) hears each step.
         filename = uploads.safe_name(name)
         new = uploads.check_upload(filename, data)
         folder, target = self.config.seeds_dir, self.config.seeds_dir / filename
@@ -227,14 +234,13 @@ class QA:
             if progress is not None:
                 progress(0.2, f"indexing {len(new)} new article(s)")
             try:
-                report = self.build(articles=[*articles, *new])
+                report = self.build(articles=[*articles, *new], then=lambda: uploads.publish(staged, target))
+            except ArticleError:
+                staged.unlink(missing_ok=True)
+                self._index = None  # the index holds an article the folder lacks: the next use fixes it
+                raise
             except BaseException:
                 staged.unlink(missing_ok=True)
-                raise
-            try:
-                uploads.publish(staged, target)
-            except ArticleError:
-                self._index = None  # the index holds an article the folder lacks: the next use fixes it
                 raise
             log.info("%s added (%d bytes, %d articles, %d chunks embedded)", filename, len(data), len(new),
                      report.embedded_chunks)
