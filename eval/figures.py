@@ -115,8 +115,11 @@ def load(folder: Path) -> str | None:
             f"{sum(len(k['index_dirs_after_kill']) == 1 for k in kills)} of them one whole index was left, "
             "which passed its checksums and answered (the run stops otherwise).")
         kept = sum(u["unchanged"] for u in ups)
+        whole = sum(u.get("committed", False) for u in ups)
         lines.append(f"- **`kill -9` of an upload's build** {len(ups)} times: {kept} of {len(ups)} left "
-                     "`seeds/` and the index unchanged.")
+                     "`seeds/` and the index unchanged" + (
+                         f", {whole} came after the upload was saved and kept all of it (none kept part "
+                         "of one: the run stops otherwise)" if whole else "") + ".")
         disk = f["full_disk"]
         lines.append(f"- **Full disk**: exit code {disk['exit_code']}, "
                      f"old index in use: {disk['old_index_in_use']}; the message: ``{disk['stderr']}``")
