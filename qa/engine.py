@@ -221,7 +221,7 @@ class QA:
         """Index an uploaded file's articles, then save it under its safe name; on failure neither changes."""
         # The index is built with the upload before the file appears in the folder, so a crash mid-build
         # leaves both as they were; the file is published the moment the index is on disk, not after
-        # it is loaded, so a crash in between is a matter of microseconds.
+        # it is loaded, so only a crash while it is linked in can split them.
         # Uploads take turns; progress(fraction, message) hears each step.
         filename = uploads.safe_name(name)
         new = uploads.check_upload(filename, data)
@@ -236,12 +236,10 @@ class QA:
             try:
                 report = self.build(articles=[*articles, *new], then=lambda: uploads.publish(staged, target))
             except ArticleError:
-                staged.unlink(missing_ok=True)
                 self._index = None  # the index holds an article the folder lacks: the next use fixes it
                 raise
-            except BaseException:
-                staged.unlink(missing_ok=True)
-                raise
+            finally:
+                staged.unlink(missing_ok=True)  # already gone once published
             log.info("%s added (%d bytes, %d articles, %d chunks embedded)", filename, len(data), len(new),
                      report.embedded_chunks)
             return report
