@@ -55,7 +55,7 @@ def tiny_config(tmp_path: Path) -> Config:
     seeds = tmp_path / "seeds"
     shutil.copytree(DATA, seeds)
     return Config(seeds_dir=seeds, index_dir=tmp_path / "index", chunk_size=200,
-                  chunk_overlap=40, min_evidence=0.3)
+                  chunk_overlap=40, min_evidence=0.3, reader="spans")
 
 
 @pytest.fixture
