@@ -38,8 +38,8 @@ class FakeRuntime:
         lp = math.log(self.p)
         words = text.split(" ")
         other = "not" if not text.startswith("not") else "The"
-        tokens = [Token((" " if i else "") + w, lp, (((" " if i else "") + w, lp), (other, math.log(1 - self.p))))
-                  for i, w in enumerate(words)]
+        pieces = [(" " if i else "") + w for i, w in enumerate(words)]
+        tokens = [Token(t, lp, ((t, lp), (other, math.log(1 - self.p)))) for t in pieces]
         if on_text is not None:
             for t in tokens:
                 on_text(t.text)

@@ -74,7 +74,10 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                 for reply in get().stream_llm(question, history=history, **dates):
                     yield chat_html(get(), turns, pending=question, draft=reply), "", turns
             else:
-                reply = get().answer(question, history=history, **dates)
+                # The cited sentences show at once; the reader's short answer follows.
+                for reply in get().stream(question, history=history, **dates):
+                    if reply.reading:
+                        yield chat_html(get(), turns, pending=question, draft=reply), "", turns
         except (qa.QAError, ValueError, RateLimited) as exc:
             reply = str(exc)
         turns.append((question, reply))
