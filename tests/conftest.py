@@ -64,7 +64,16 @@ def fake_qa(tiny_config: Config, fake_embedder: FakeEmbedder) -> QA:
 
 
 @pytest.fixture(scope="session")
-def real_qa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QA]:
+def real_runtime():  # noqa: ANN201 - qa.llm.runtime.LlamaRuntime
+    """The reader's real language model, loaded once for the session from the machine's cache
+    (`make setup` joins it there)."""
+    from qa.llm.runtime import configured_runtime
+
+    return configured_runtime(Config())
+
+
+@pytest.fixture(scope="session")
+def real_qa(tmp_path_factory: pytest.TempPathFactory, real_runtime) -> Iterator[QA]:  # noqa: ANN001
     """The real packaged model over a copy of the real seeds, in a private index folder."""
     root = tmp_path_factory.mktemp("real")
     shutil.copytree(SEEDS, root / "seeds")
@@ -72,7 +81,7 @@ def real_qa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QA]:
     # engines the tests make from the environment (the CLI's) share it.
     before = os.environ.get("QA_CACHE_DIR")
     os.environ["QA_CACHE_DIR"] = str(root / "cache")
-    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index"))
+    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index"), runtime=real_runtime)
     engine.build()
     yield engine
     if before is None:

@@ -89,8 +89,10 @@ class Answerer:
         yield self._compose(draft, _UNREAD, provisional=True)
         began = time.perf_counter()
         try:
-            reading = self.lm.read(draft.question, [(s.sentence, s.score) for s in draft.scored],
-                                   draft.earlier)
+            # A follow-up whose pronoun was resolved reads as the standalone question it became
+            # ("Which agency did Suhail Shaheen speak to?"); one resolved by context reads as asked.
+            asked = draft.query if not draft.query.startswith(draft.question) else draft.question
+            reading = self.lm.read(asked, [(s.sentence, s.score) for s in draft.scored], draft.earlier)
         except (QAError, RuntimeFailed) as exc:
             draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
             yield self._compose(draft, draft.spans, notice=f"The language-model reader is unavailable "

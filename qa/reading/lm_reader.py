@@ -18,7 +18,8 @@ from qa.index.load import Index
 from qa.llm.runtime import Completion, Runtime, Token
 from qa.passage import human_date
 from qa.reading.candidates import Candidate, normalise
-from qa.reading.locate import clean, locate
+from qa.reading.locate import clean, locate_all
+from qa.reading.question import hinges
 from qa.reading.reader import Reading, Span
 from qa.text.words import tokenize
 
@@ -162,9 +163,9 @@ class LMReader:
             return Reading((), 1.0, reader=self.name)
         reply = self.runtime.complete(self.messages(question, passages, earlier), max_tokens=24,
                                  stop=["\n"], top_logprobs=10)
-        return self._reading(reply, passages, self.runtime.name)
+        return self._reading(question, reply, passages, self.runtime.name)
 
-    def _reading(self, reply: Completion, passages: Passages, model: str) -> Reading:
+    def _reading(self, question: str, reply: Completion, passages: Passages, model: str) -> Reading:
         x = features(reply.tokens, self.prompt.declined)
         stats = {"prompt_tokens": reply.prompt_tokens, "cached_tokens": reply.cached_tokens,
                  "output_tokens": reply.completion_tokens, "read_ms": round(reply.ms, 1)}
@@ -173,13 +174,24 @@ class LMReader:
         if not phrase or normalise(phrase).startswith(normalise(self.prompt.declined)):
             return Reading((), max(x[3], 0.5), declined=True, **common)
         ids = passages.sentences
-        ranked = sorted(ids, key=lambda s: next(n for n, g in enumerate(passages.groups) if s in g))
-        found = locate(phrase, [self.index.sentence_text(s) for s in ranked])
-        if found is None:
+        texts = [self.index.sentence_text(s) for s in ids]
+        found = locate_all(phrase, texts)
+        if not found:
             log.info("the reader's phrase %r is in no sentence it read: not shown", phrase[:80])
             return Reading((), max(x[3], 0.5), unverified=phrase, **common)
-        n, a, b = found
-        sid = ranked[n]
+        # Of the sentences that hold the phrase, the one that names most of what the question names,
+        # then says most of its words ("Shaheen told AFP" over "speaking with AFP news agency, an
+        # unnamed member" for "which agency did Shaheen speak to?"), then the best passage's.
+        said = set(tokenize(phrase))
+        names = [set(tokenize(h)) - said for h in hinges(question)]
+        asked = set(tokenize(question)) - said
+
+        def support(f: tuple[int, int, int]) -> tuple[int, int, int]:
+            words = set(tokenize(texts[f[0]]))
+            return sum(bool(n) and n <= words for n in names), len(asked & words), -f[0]
+
+        n, a, b = max(found, key=support)
+        sid = ids[n]
         candidate = self._candidate(sid, a, b)
         confidence = self.calibration(x)
         return Reading((Span(sid, candidate, math.exp(x[0]), confidence),), x[3], **common)

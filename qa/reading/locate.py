@@ -60,15 +60,15 @@ def _find(needle: str, haystack: str) -> int:
     return -1
 
 
-def locate(phrase: str, sentences: Sequence[str]) -> tuple[int, int, int] | None:
-    """(which sentence, start, end) of the phrase in the first sentence that holds it, the offsets
-    into that sentence's own text; None when no sentence holds it word for word."""
+def locate_all(phrase: str, sentences: Sequence[str]) -> list[tuple[int, int, int]]:
+    """(which sentence, start, end) of the phrase in each sentence that holds it word for word,
+    the offsets into that sentence's own text; the phrase without a leading article if need be."""
     phrase = clean(phrase)
-    tries = [phrase, _ARTICLE.sub("", phrase)]
-    for attempt in dict.fromkeys(t for t in tries if t):
+    for attempt in dict.fromkeys(t for t in (phrase, _ARTICLE.sub("", phrase)) if t):
         needle = folded(attempt)[0].strip(" ")
         if not needle or not any(ch.isalnum() for ch in needle):
             continue
+        found = []
         for n, sentence in enumerate(sentences):
             text, where = folded(sentence)
             at = _find(needle, text)
@@ -76,5 +76,13 @@ def locate(phrase: str, sentences: Sequence[str]) -> tuple[int, int, int] | None
                 end = where[at + len(needle) - 1] + 1
                 if sentence[end:end + 1] == "." and sentence[end - 2:end - 1] == ".":
                     end += 1  # the closing dot of an abbreviation ("U.S.") is part of it
-                return n, where[at], end
-    return None
+                found.append((n, where[at], end))
+        if found:
+            return found
+    return []
+
+
+def locate(phrase: str, sentences: Sequence[str]) -> tuple[int, int, int] | None:
+    """The phrase in the first sentence that holds it word for word, or None."""
+    found = locate_all(phrase, sentences)
+    return found[0] if found else None
