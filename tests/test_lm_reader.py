@@ -114,7 +114,13 @@ def test_multiple_choice_reads_the_letter_probabilities(tiny_config: Config, fak
     assert probs.argmax() == 0 and abs(probs.sum() - 1) < 1e-9
     request = runtime.requests[-1]
     assert request["grammar"] == 'root ::= "A" | "B" | "C"' and request["max_tokens"] == 1
-    assert "None of the above" in request["messages"][0]["content"]
+    assert 'choose "None of the above"' in request["messages"][1]["content"]
+    # The passages come before the question in both readings: the second reuses the first's cache.
+    engine.answerer.lm.read("How many cars cross the bridge?", scored)  # type: ignore[union-attr]
+    mc, short = (r["messages"] for r in runtime.requests[-2:])
+    assert mc[0] == short[0]
+    shared = mc[1]["content"].split("Question:")[0]
+    assert short[1]["content"].startswith(shared) and "About 40,000 cars" in shared
 
 
 @pytest.mark.parametrize(("phrase", "found"), [

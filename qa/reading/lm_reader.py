@@ -38,9 +38,8 @@ class Prompt:
     system: str
     question: str
     earlier: str
-    choice_system: str
-    choice_none: str
     choice: str
+    choice_none: str
     declined: str
 
 
@@ -168,7 +167,8 @@ class LMReader:
     def _reading(self, question: str, reply: Completion, passages: Passages, model: str) -> Reading:
         x = features(reply.tokens, self.prompt.declined)
         stats = {"prompt_tokens": reply.prompt_tokens, "cached_tokens": reply.cached_tokens,
-                 "output_tokens": reply.completion_tokens, "read_ms": round(reply.ms, 1)}
+                 "output_tokens": reply.completion_tokens, "read_ms": round(reply.ms, 1),
+                 **{name: round(value, 4) for name, value in zip(FEATURES, x, strict=True)}}
         phrase = clean(reply.text)
         common = {"reader": self.name, "model": model, "stats": stats}
         if not phrase or normalise(phrase).startswith(normalise(self.prompt.declined)):
@@ -212,14 +212,14 @@ class LMReader:
         passages = self.passages(scored)
         letters = LETTERS[: len(options)]
         p = self.prompt
-        system = p.choice_system + (p.choice_none if any(o.strip().lower() == "none of the above"
-                                                         for o in options) else "")
+        none = p.choice_none if any(o.strip().lower() == "none of the above" for o in options) else ""
         listed = "\n".join(f"{letter}. {option}" for letter, option in zip(letters, options, strict=False))
-        user = p.choice.format(passages=passages.text or "(none)", question=question.strip(), options=listed)
-        reply = self.runtime.complete([{"role": "system", "content": system},
-                                          {"role": "user", "content": user}], max_tokens=1,
-                                         grammar="root ::= " + " | ".join(f'"{c}"' for c in letters),
-                                         top_logprobs=20)
+        user = p.choice.format(passages=passages.text or "(none)", question=question.strip(), options=listed,
+                               none=none)
+        reply = self.runtime.complete([{"role": "system", "content": p.system},
+                                       {"role": "user", "content": user}], max_tokens=1,
+                                      grammar="root ::= " + " | ".join(f'"{c}"' for c in letters),
+                                      top_logprobs=20)
         probs = np.full(len(options), 1e-9)
         top = reply.tokens[0].top if reply.tokens else ()
         for text, lp in top:
