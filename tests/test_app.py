@@ -117,7 +117,7 @@ def ask(page: Page, question: str) -> str:
     page.click("#qa-ask")
     page.wait_for_function(
         "n => document.querySelectorAll('.qa-a:not(.qa-pending)').length > n"
-        " && !document.querySelector('.qa-pending')", arg=before, timeout=30_000)
+        " && !document.querySelector('.qa-pending, .qa-still-reading')", arg=before, timeout=60_000)
     return replies.last.inner_text()
 
 
@@ -161,6 +161,21 @@ def test_answer_with_highlighted_source(page: Page) -> None:
     spot = full_mark.bounding_box()
     assert box and spot and box["y"] <= spot["y"] <= box["y"] + box["height"]
     page.screenshot(path=str(SHOTS / "chat-1-answer.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_short_answer_follows_the_cited_sentences(page: Page) -> None:
+    new_chat(page)
+    page.fill("#qa-question textarea", "Who tweeted about the decree for the Afghan president?")
+    page.click("#qa-ask")
+    reading = page.wait_for_selector(".qa-still-reading .qa-reading", timeout=30_000)
+    assert "Reading" in reading.inner_text()
+    assert page.locator(".qa-still-reading .qa-source").count() >= 1  # the sentences are cited already
+    page.wait_for_selector(".qa-answered:not(.qa-still-reading) .qa-short", timeout=60_000)
+    assert "Seddiqi" in page.locator(".qa-short").last.inner_text()
+    assert page.locator(".qa-reading").count() == 0
+    assert "read by the language model" in page.locator(".qa-timing").last.inner_text()
 
 
 @pytest.mark.browser
@@ -284,3 +299,15 @@ def test_reply_shows_a_pending_state_first(fake_qa: qa.QA) -> None:
     assert "qa-pending" not in html and len(turns) == 1 and isinstance(turns[0][1], qa.Answer)
     errors = list(respond("   ", []))
     assert "qa-pending" not in errors[-1][0] and errors[-1][2] == []
+
+
+def test_reply_cites_first_then_shows_the_readers_short_answer(tiny_config: qa.Config, fake_embedder) -> None:  # noqa: ANN001
+    from fake_runtime import FakeRuntime
+
+    engine = qa.QA(tiny_config.replace(reader="lm"), embedder=fake_embedder, runtime=FakeRuntime("40,000"))
+    respond = next(f.fn for f in chat.build_demo(engine).fns.values() if f.name == "respond")
+    steps = [html for html, _, _ in respond("How many cars cross the bridge every day?", [])]
+    reading = [html for html in steps if "qa-reading" in html]
+    assert len(reading) == 1 and "About 40,000 cars" in reading[0] and "qa-short" not in reading[0]
+    assert "qa-reading" not in steps[-1] and "Short answer: <strong>40,000</strong>" in steps[-1]
+
