@@ -143,6 +143,7 @@ def ask(q: dict, embedder: Embedder, min_evidence: float, tagger: Tagger | None 
             "nota_p": [round(float(p), 4) for p in nota] if nota is not None else None,
             # What the model read and said: the gold in its sentences tells what it could have answered.
             "gold_given": any(m.contains_answer(t, [q["gold"]]) for t in given),
+            "reader": read.reader, "model": read.model,
             "lm": {"declined": read.declined, "unverified": read.unverified, "no_answer": read.no_answer,
                    **read.stats}}
 
