@@ -3,7 +3,6 @@ answer, which is shown only where it is found word for word in a sentence it rea
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import tomllib
@@ -15,9 +14,10 @@ from pathlib import Path
 import numpy as np
 
 from qa.index.load import Index
-from qa.llm.runtime import Completion, Runtime, Token
+from qa.llm.runtime import Completion, Runtime
 from qa.passage import human_date
 from qa.reading.candidates import Candidate, normalise
+from qa.reading.lm_calibration import FEATURES, Calibration, features, load_calibration
 from qa.reading.locate import clean, locate_all
 from qa.reading.question import hinges
 from qa.reading.reader import Reading, Span
@@ -26,7 +26,6 @@ from qa.text.words import tokenize
 log = logging.getLogger(__name__)
 
 PROMPT_FILE = Path(__file__).with_name("lm_prompt.toml")
-CALIBRATION_FILE = Path(__file__).with_name("lm_calibration.json")
 LETTERS = "ABCDEFGH"
 MAX_SENTENCE = 600  # characters of one sentence shown to the model
 
@@ -46,43 +45,6 @@ class Prompt:
 @lru_cache(maxsize=1)
 def default_prompt() -> Prompt:
     return Prompt(**tomllib.loads(PROMPT_FILE.read_text("utf-8")))
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """P(the phrase is the right answer) from its token log-probabilities, fitted out of fold by
-    `python -m eval fit-reader --reader lm`; without a fit, the phrase's own probability."""
-
-    weights: tuple[float, ...] = ()
-    bias: float = 0.0
-
-    def __call__(self, features: Sequence[float]) -> float:
-        if not self.weights:
-            return math.exp(features[0])
-        z = self.bias + sum(w * x for w, x in zip(self.weights, features, strict=True))
-        return 1.0 / (1.0 + math.exp(-z))
-
-
-FEATURES = ("logprob", "first", "weakest", "declined")
-
-
-def features(tokens: Sequence[Token], declined: str) -> tuple[float, ...]:
-    """The phrase's summed, first and weakest token log-probability, and P(the model declines)."""
-    lps = [t.logprob for t in tokens if t.text.strip()] or [-20.0]
-    first = tokens[0] if tokens else Token("", -20.0)
-    p_declined = sum(math.exp(lp) for text, lp in first.top
-                     if text.strip() and declined.startswith(text.strip().lower()))
-    return (sum(lps), lps[0], min(lps), min(1.0, p_declined))
-
-
-def load_calibration(path: Path = CALIBRATION_FILE) -> Calibration:
-    if not path.is_file():
-        return Calibration()
-    data = json.loads(path.read_text("utf-8"))
-    if tuple(data.get("features", ())) != FEATURES:
-        log.warning("%s was fitted on other features; using the phrase probability", path.name)
-        return Calibration()
-    return Calibration(tuple(float(w) for w in data["weights"]), float(data["bias"]))
 
 
 @dataclass(frozen=True)
@@ -172,13 +134,13 @@ class LMReader:
         phrase = clean(reply.text)
         common = {"reader": self.name, "model": model, "stats": stats}
         if not phrase or normalise(phrase).startswith(normalise(self.prompt.declined)):
-            return Reading((), max(x[3], 0.5), declined=True, **common)
+            return Reading((), self.calibration.no_answer(x[3], False), declined=True, **common)
         ids = passages.sentences
         texts = [self.index.sentence_text(s) for s in ids]
         found = locate_all(phrase, texts)
         if not found:
             log.info("the reader's phrase %r is in no sentence it read: not shown", phrase[:80])
-            return Reading((), max(x[3], 0.5), unverified=phrase, **common)
+            return Reading((), self.calibration.no_answer(x[3], True), unverified=phrase, **common)
         # Of the sentences that hold the phrase, the one that names most of what the question names,
         # then says most of its words ("Shaheen told AFP" over "speaking with AFP news agency, an
         # unnamed member" for "which agency did Shaheen speak to?"), then the best passage's.
@@ -193,8 +155,9 @@ class LMReader:
         n, a, b = max(found, key=support)
         sid = ids[n]
         candidate = self._candidate(sid, a, b)
-        confidence = self.calibration(x)
-        return Reading((Span(sid, candidate, math.exp(x[0]), confidence),), x[3], **common)
+        confidence = self.calibration.confidence(x)
+        return Reading((Span(sid, candidate, math.exp(x[0]), confidence),),
+                       self.calibration.no_answer(x[3], False), **common)
 
     def _candidate(self, sid: int, a: int, b: int) -> Candidate:
         """The found phrase as a candidate span, labelled like the entity it coincides with."""
