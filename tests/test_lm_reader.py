@@ -62,7 +62,8 @@ def test_the_model_declining_refuses_with_its_notice(tiny_config: Config, fake_e
     assert answer.no_answer >= 0.5 and answer.passages
 
 
-def test_stream_cites_the_sentences_before_the_short_answer(tiny_config: Config, fake_embedder: object) -> None:
+def test_stream_cites_the_sentences_before_the_short_answer(tiny_config: Config,
+                                                            fake_embedder: object) -> None:
     engine = _engine(tiny_config, fake_embedder, FakeRuntime("40,000"))
     first, last = list(engine.stream("How many cars cross the bridge every day?"))
     assert first.reading and first.answered and first.citations and first.short is None
@@ -148,8 +149,8 @@ def _fake_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, corrupt: int | 
         (package / "data").mkdir(parents=True)
         (package / "__init__.py").write_text("")
         (package / "data" / f"part{n:02d}.bin").write_bytes(data if n != corrupt else data[:-1] + b"x")
-        parts.append(model_file.Part(f"qa-fake-part{n}", f"qa_fake_part{n}", f"data/part{n:02d}.bin", len(data),
-                                     hashlib.sha256(data).hexdigest()))
+        parts.append(model_file.Part(f"qa-fake-part{n}", f"qa_fake_part{n}", f"data/part{n:02d}.bin",
+                                     len(data), hashlib.sha256(data).hexdigest()))
     whole = b"".join(chunks)
     spec = model_file.ModelSpec("fake", "Fake", "MIT", "1", len(whole), hashlib.sha256(whole).hexdigest(),
                                 tuple(parts))
@@ -181,7 +182,7 @@ def test_a_truncated_model_file_gives_one_line(tmp_path: Path, monkeypatch: pyte
     whole = _fake_parts(tmp_path, monkeypatch)
     path = model_file.model_path(tmp_path / "cache")
     path.write_bytes(whole[:300])
-    with pytest.raises(ModelProblem, match=r"truncated or damaged \(300 of 1,504 bytes\): run .*install-reader"):
+    with pytest.raises(ModelProblem, match=r"truncated or damaged \(300 of 1,504 bytes\): run .*reader"):
         model_file.model_path(tmp_path / "cache")
     path.write_bytes(whole[:-1] + b"z")  # the right size, the wrong bytes
     with pytest.raises(ModelProblem, match="corrupt"):
