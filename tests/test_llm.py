@@ -161,12 +161,17 @@ def test_chat_streams_verified_sentences_before_the_final_answer(llm_qa: qa.QA) 
     assert final.dropped == (f"{BAD}.",) and "1 generated sentence(s) dropped" in html
 
 
-def test_chat_toggle_only_with_a_server(fake_qa: qa.QA) -> None:
+def test_chat_toggle_only_with_a_model_to_write(fake_qa: qa.QA) -> None:
     def toggle(demo: object) -> object:
         return next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "qa-llm")  # type: ignore[attr-defined]
 
-    assert toggle(chat.build_demo(fake_qa)).visible is False
-    assert toggle(chat.build_demo(_with(fake_qa, "http://127.0.0.1:9/v1"))).visible is True
+    assert toggle(chat.build_demo(fake_qa)).visible is False  # the span reader, no server
+    fake_qa.config = fake_qa.config.replace(reader="lm")
+    box = toggle(chat.build_demo(fake_qa))
+    assert box.visible is True and "the reader's language model" in box.label
+    fake_qa.config = fake_qa.config.replace(reader="spans")
+    box = toggle(chat.build_demo(_with(fake_qa, "http://127.0.0.1:9/v1")))
+    assert box.visible is True and "http://127.0.0.1:9/v1" in box.label
 
 
 def test_cli_llm_writes_with_the_readers_model_without_a_url(llm_qa: qa.QA,

@@ -153,9 +153,10 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                                        elem_id="qa-since", max_length=10, scale=1)
                     until = gr.Textbox(label="to (YYYY-MM-DD)", placeholder="any date", elem_id="qa-until",
                                        max_length=10, scale=1)
-                use_llm = gr.Checkbox(False, label=f"Generate answers with the local model ({llm_url}); "
-                                      "every sentence is verified against its citations",
-                                      visible=bool(llm_url), elem_id="qa-llm")
+                writer = f"the model at {llm_url}" if llm_url else "the reader's language model"
+                use_llm = gr.Checkbox(False, label=f"Write the answer with {writer}; every sentence is "
+                                      "verified against its citations",
+                                      visible=bool(llm_url) or config.reader == "lm", elem_id="qa-llm")
                 with gr.Row():
                     examples = [gr.Button(q, size="sm", elem_classes="qa-example") for q in EXAMPLES]
                     new_chat = gr.Button("New chat", size="sm", elem_id="qa-new-chat")
