@@ -126,20 +126,24 @@ def load(folder: Path) -> str | None:
     return "\n".join(lines) or None
 
 
-def llm(folder: Path) -> str | None:
-    """Generative answers of the test model against the extractive ones."""
-    r = read_results(folder, "llm_compare.json")
-    if not r:
-        return None
+def _llm_line(r: dict) -> str:
     e, g = r["extractive"], r["llm"]
-    return (f"{r['questions']} answerable questions: {g['sentences_dropped']} of "
-            f"{g['sentences_dropped'] + g['sentences_kept']} generated sentences "
-            f"({g['dropped_share']:.0%}) were dropped, {sum(g['fallbacks'].values())} answers fell back "
-            f"to the extractive one and {g['generated_answers_shown']} were shown generated. Answer "
-            f"containment {g['contains']:.3f} vs {e['contains']:.3f} extractive, citation precision "
+    kept = g["sentences_kept"] / max(1, g["sentences_dropped"] + g["sentences_kept"])
+    return (f"{r.get('writer', 'SmolLM2-135M-Instruct (llama_cpp.server)')}, {r['questions']} answerable "
+            f"questions: {g['sentences_kept']} of {g['sentences_dropped'] + g['sentences_kept']} generated "
+            f"sentences kept ({kept:.0%}), {sum(g['fallbacks'].values())} answers fell back to the "
+            f"extractive one and {g['generated_answers_shown']} were shown generated. Answer containment "
+            f"{g['contains']:.3f} vs {e['contains']:.3f} extractive, citation precision "
             f"{g['citation_precision']:.3f} vs {e['citation_precision']:.3f}; on the generated answers "
             f"containment was {g['contains_when_generated']:.3f} vs {g['extractive_contains_same']:.3f} "
             "for the extractive answer to the same questions.")
+
+
+def llm(folder: Path) -> str | None:
+    """Generative answers of the reader's model, and of the tiny test model, against the extractive ones."""
+    names = ("llm_compare.json", "llm_compare_smollm2.json")
+    runs = [r for name in names if (r := read_results(folder, name))]
+    return "\n\n".join(f"- {_llm_line(r)}" for r in runs) or None
 
 
 def cluster(folder: Path) -> str | None:

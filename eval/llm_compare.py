@@ -1,6 +1,7 @@
-"""Extractive vs verified generative answers on the answerable questions, with a local LLM server.
+"""Extractive vs verified generative answers on the answerable questions, with a local LLM.
 
-    .venv/bin/python -m eval llm                  # starts SmolLM2-135M with llama_cpp.server
+    .venv/bin/python -m eval llm                  # the reader's model, in process (no server)
+    .venv/bin/python -m eval llm --smollm2        # SmolLM2-135M under llama_cpp.server, for comparison
     QA_LLM_URL=http://127.0.0.1:11434/v1 QA_LLM_MODEL=llama3.2 .venv/bin/python -m eval llm
 """
 
@@ -124,12 +125,16 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="Only the first N questions.")
     parser.add_argument("--timeout", type=float, default=60.0, help="Seconds per generated reply.")
     parser.add_argument("--out", type=Path, default=OUT, help="The results file.")
+    parser.add_argument("--smollm2", action="store_true",
+                        help="Write with SmolLM2-135M under llama_cpp.server instead of the reader's model.")
     args = parser.parse_args()
     questions = load_questions(limit=args.limit)
     url = os.environ.get("QA_LLM_URL", "")
-    with (nullcontext(url) if url else llama_server(_require_gguf())) as url:
+    with (llama_server(_require_gguf()) if args.smollm2 and not url else nullcontext(url)) as url:
         with temp_engine(eval_articles(), llm_url=url, llm_timeout=args.timeout) as engine:
             result = compare(engine, questions)
+            result["writer"] = ("SmolLM2-135M-Instruct (llama_cpp.server)" if args.smollm2 and not url
+                                else os.environ.get("QA_LLM_MODEL") or url if url else engine.runtime.name)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
