@@ -125,7 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     folder = out_dir(args.publish)
     try:
         if args.command in ("quality", "realtimeqa"):
-            name = "results.json" if args.command == "quality" else rtqa_file(args.year)
+            # QA_READER=spans python -m eval quality: the span reader's figures, beside the default's.
+            spans = os.environ.get("QA_READER") == "spans"
+            name = (("results_spans.json" if spans else "results.json")
+                    if args.command == "quality" else rtqa_file(args.year))
             result = quality(args) if args.command == "quality" else realtimeqa(args)
             (folder / name).write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
         elif args.command in DELEGATED:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from eval.paths import RESULTS, ROOT, read_results
+from eval.paths import RESULTS, ROOT, read_results, rtqa_file
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"(<!-- figures:([a-z-]+) -->\n)(.*?)(<!-- /figures:\2 -->)", re.S)
@@ -171,9 +171,41 @@ def cluster(folder: Path) -> str | None:
     return "\n".join(lines)
 
 
+def reader_lm(folder: Path) -> str | None:
+    """The language-model reader against the span reader: the hand-written set, RealTime QA, speed."""
+    lm, spans = read_results(folder, "results.json"), read_results(folder, "results_spans.json")
+    lines = ["| | language-model reader | span reader |", "|---|---|---|"]
+    if lm and spans:
+        a, b = lm["summary"]["hybrid"], spans["summary"]["hybrid"]
+        for label, key in (("hand-written set: short answer exact match", "em"),
+                           ("hand-written set: answer containment", "contains"),
+                           ("hand-written set: citation precision", "citation_precision"),
+                           ("hand-written set: refusal recall", "refusal_recall"),
+                           ("hand-written set: false refusals", "false_refusal_rate")):
+            lines.append(f"| {label} | {a[key]:.3f} | {b[key]:.3f} |")
+    for year in ("2022", "2025"):
+        if rt := read_results(folder, rtqa_file(year)):
+            s = rt["summary"]
+            ours, theirs = s["policies"]["short_only"], s["policies"]["span_reader"]
+            lines += [f"| RealTime QA {year} ({s['questions']} questions): open EM / F1 | {ours['em']:.3f} / "
+                      f"{ours['f1']:.3f} | {theirs['em']:.3f} / {theirs['f1']:.3f} |",
+                      f"| RealTime QA {year}: multiple choice | {s['mc_accuracy']:.3f} | "
+                      f"{s['mc_spans_accuracy']:.3f} |"]
+            if "nota_mc_accuracy" in s:
+                lines.append(f"| RealTime QA {year}: multiple choice, none of the above | "
+                             f"{s['nota_mc_accuracy']:.3f} | |")
+    if (bench := read_results(folder, "bench.json")) and (r := bench.get("lm_reader")):
+        lines.append(f"| warm answer p50 / p95 (2 cores, {r['questions']} questions) | "
+                     f"{r['warm_answer_ms']['p50'] / 1000:.2f} / {r['warm_answer_ms']['p95'] / 1000:.2f} s | "
+                     f"{bench['warm_answer_ms']['p50']:.1f} / {bench['warm_answer_ms']['p95']:.1f} ms |")
+        lines.append(f"| cold `qa ask` (model load included) | {bench['cold_qa_ask_s']['median']:.2f} s | "
+                     f"{bench['cold_qa_ask_span_reader_s']['median']:.2f} s |")
+    return "\n".join(lines) if len(lines) > 2 else None
+
+
 BLOCKS: dict[str, Callable[[Path], str | None]] = {
     "quality": quality, "realtimeqa": realtimeqa, "speed": speed, "reader": reader, "load": load,
-    "llm": llm, "cluster": cluster}
+    "llm": llm, "cluster": cluster, "reader-lm": reader_lm}
 
 
 def render(text: str, folder: Path = RESULTS) -> str:
