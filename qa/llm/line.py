@@ -1,0 +1,116 @@
+"""The line for the language model: questions read a few at a time, taken in turn across users."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class TimedOut(Exception):
+    """The question waited in line, or was read, for longer than its deadline."""
+
+
+@dataclass(eq=False)
+class Ticket(Generic[T]):
+    """One question's place in line: where it stands, and its reading once done."""
+
+    user: str
+    work: Callable[[Callable[[], bool]], T]
+    deadline: float
+    clock: Callable[[], float] = time.monotonic
+    done: threading.Event = field(default_factory=threading.Event)
+    started: bool = False
+    cancelled: bool = False
+    result: T | None = None
+    error: BaseException | None = None
+
+    def expired(self) -> bool:
+        """True once the deadline passed or the ticket was given up (the reading should stop)."""
+        return self.cancelled or self.clock() > self.deadline
+
+
+class Line:
+    """At most ``slots`` readings at once; waiting questions go in turn per user (round robin),
+    so one user's burst does not hold everyone else back."""
+
+    def __init__(self, slots: int = 1, clock: Callable[[], float] = time.monotonic) -> None:
+        self.slots = slots
+        self.clock = clock
+        self._waiting: OrderedDict[str, deque[Ticket]] = OrderedDict()
+        self._running = 0
+        self._lock = threading.Condition()
+
+    def submit(self, user: str, work: Callable[[Callable[[], bool]], T], timeout: float) -> Ticket[T]:
+        """Queue work (called with a function telling it to stop early); returns its ticket."""
+        ticket: Ticket[T] = Ticket(user, work, self.clock() + timeout, self.clock)
+        with self._lock:
+            self._waiting.setdefault(user, deque()).append(ticket)
+            self._dispatch()
+        return ticket
+
+    def ahead(self, ticket: Ticket) -> int:
+        """How many waiting questions will be read before this one (0 once it is being read)."""
+        with self._lock:
+            if ticket.started or ticket.done.is_set():
+                return 0
+            return self._order().index(ticket) if ticket in self._order() else 0
+
+    def wait(self, ticket: Ticket[T], step: float = 0.25) -> T:
+        """Block until the reading is done; TimedOut past the deadline (the reading is told to stop)."""
+        while not ticket.done.wait(max(0.0, min(step, ticket.deadline - self.clock()))):
+            if self.clock() > ticket.deadline:
+                self.cancel(ticket)
+                raise TimedOut("the question waited too long for the language model")
+        if ticket.error is not None:
+            raise ticket.error
+        if not ticket.started or (ticket.cancelled and ticket.result is None):
+            raise TimedOut("the question waited too long for the language model")
+        return ticket.result  # type: ignore[return-value]
+
+    def cancel(self, ticket: Ticket) -> None:
+        """Give the ticket up: taken out of line if it waits, told to stop if it is being read."""
+        with self._lock:
+            ticket.cancelled = True
+            queue = self._waiting.get(ticket.user)
+            if queue is not None and ticket in queue:
+                queue.remove(ticket)
+                if not queue:
+                    del self._waiting[ticket.user]
+                ticket.done.set()
+
+    def _order(self) -> list[Ticket]:
+        """Waiting tickets in the order they will be read: one per user in turn."""
+        queues = [list(q) for q in self._waiting.values()]
+        return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
+
+    def _dispatch(self) -> None:
+        while self._running < self.slots and self._waiting:
+            user, queue = next(iter(self._waiting.items()))
+            ticket = queue.popleft()
+            # The user goes to the back of the turn order; others come first next time.
+            del self._waiting[user]
+            if queue:
+                self._waiting[user] = queue
+            if ticket.expired():
+                ticket.done.set()
+                continue
+            ticket.started = True
+            self._running += 1
+            threading.Thread(target=self._run, args=(ticket,), name="qa-read", daemon=True).start()
+
+    def _run(self, ticket: Ticket) -> None:
+        try:
+            ticket.result = ticket.work(ticket.expired)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+            ticket.error = exc
+        finally:
+            with self._lock:
+                self._running -= 1
+                ticket.done.set()
+                self._dispatch()
