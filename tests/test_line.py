@@ -1,0 +1,71 @@
+"""The line for the language model: slots, turns across users, places in line, deadlines."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from qa.llm.line import Line, TimedOut
+
+
+class Gate:
+    """Work that records its start and waits until the test lets it finish."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.release: dict[str, threading.Event] = {}
+        self.lock = threading.Lock()
+
+    def work(self, name: str):  # noqa: ANN201
+        self.release[name] = threading.Event()
+
+        def run(give_up) -> str:  # noqa: ANN001
+            with self.lock:
+                self.started.append(name)
+            while not self.release[name].wait(0.01):
+                if give_up():  # a reading told to stop raises, as the language-model reader does
+                    raise TimedOut(f"{name} stopped")
+            return name
+        return run
+
+
+def test_questions_are_read_in_turn_across_users() -> None:
+    gate, line = Gate(), Line(slots=1)
+    first = line.submit("alice", gate.work("a1"), timeout=30)
+    rest = [line.submit(user, gate.work(name), timeout=30)
+            for user, name in (("alice", "a2"), ("alice", "a3"), ("bob", "b1"))]
+    a2, a3, b1 = rest
+    assert [line.ahead(t) for t in (first, a2, b1, a3)] == [0, 0, 1, 2]
+    for name, ticket in (("a1", first), ("a2", a2), ("b1", b1), ("a3", a3)):
+        gate.release[name].set()
+        assert line.wait(ticket) == name
+    assert gate.started == ["a1", "a2", "b1", "a3"]  # bob's one question came before alice's third
+
+
+def test_several_slots_read_at_once() -> None:
+    gate, line = Gate(), Line(slots=3)
+    tickets = [line.submit(f"u{i}", gate.work(f"q{i}"), timeout=30) for i in range(4)]
+    started = threading.Event()
+    for _ in range(200):
+        if len(gate.started) == 3:
+            started.set()
+            break
+        threading.Event().wait(0.01)
+    assert started.is_set() and line.ahead(tickets[3]) == 0 and "q3" not in gate.started
+    for i, ticket in enumerate(tickets):
+        gate.release[f"q{i}"].set()
+        assert line.wait(ticket) == f"q{i}"
+
+
+def test_a_question_past_its_deadline_is_never_read_and_a_reading_is_told_to_stop() -> None:
+    now = [0.0]
+    gate, line = Gate(), Line(slots=1, clock=lambda: now[0])
+    running = line.submit("alice", gate.work("long"), timeout=5)
+    queued = line.submit("bob", gate.work("late"), timeout=5)
+    now[0] = 6.0
+    with pytest.raises(TimedOut):
+        line.wait(queued)
+    with pytest.raises(TimedOut):
+        line.wait(running)  # the work sees give_up() and stops
+    assert "late" not in gate.started
