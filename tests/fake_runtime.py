@@ -23,13 +23,16 @@ class FakeRuntime:
 
     def complete(self, messages: Messages, max_tokens: int = 16, stop: Sequence[str] = (),
                  grammar: str | None = None, top_logprobs: int = 0,
-                 on_text: Callable[[str], None] | None = None) -> Completion:
+                 on_text: Callable[[str], None] | None = None,
+                 give_up: Callable[[], bool] | None = None) -> Completion:
         import math
 
         with self._lock:
             self.requests.append({"messages": messages, "max_tokens": max_tokens, "grammar": grammar})
-        if self.delay:
-            time.sleep(self.delay)
+        waited = 0.0
+        while waited < self.delay and not (give_up and give_up()):  # a slow model, stopped when given up
+            time.sleep(min(0.01, self.delay - waited))
+            waited += 0.01
         if self.fail is not None:
             raise self.fail
         text = self.reply(messages) if callable(self.reply) else self.reply

@@ -51,7 +51,8 @@ class Runtime(Protocol):
 
     def complete(self, messages: Messages, max_tokens: int = 16, stop: Sequence[str] = (),
                  grammar: str | None = None, top_logprobs: int = 0,
-                 on_text: Callable[[str], None] | None = None) -> Completion: ...
+                 on_text: Callable[[str], None] | None = None,
+                 give_up: Callable[[], bool] | None = None) -> Completion: ...
 
 
 class LlamaRuntime:
@@ -84,8 +85,10 @@ class LlamaRuntime:
 
     def complete(self, messages: Messages, max_tokens: int = 16, stop: Sequence[str] = (),
                  grammar: str | None = None, top_logprobs: int = 0,
-                 on_text: Callable[[str], None] | None = None) -> Completion:
-        """The reply at temperature 0; ``on_text`` hears each piece as it is written."""
+                 on_text: Callable[[str], None] | None = None,
+                 give_up: Callable[[], bool] | None = None) -> Completion:
+        """The reply at temperature 0; ``on_text`` hears each piece as it is written, and writing
+        stops at the next token once ``give_up()`` is true (the reply is then cut short)."""
         request: dict[str, object] = {"messages": messages, "max_tokens": max_tokens, "temperature": 0,
                                       "cache_prompt": True, "logprobs": True,
                                       "top_logprobs": max(1, top_logprobs)}
@@ -94,7 +97,7 @@ class LlamaRuntime:
         if grammar:
             request["grammar"] = grammar
         began = time.perf_counter()
-        if on_text is None:
+        if on_text is None and give_up is None:
             reply = self._server.handle_chat_completions(request)
             _raise_for(reply)
             choice = reply["choices"][0]
@@ -102,29 +105,33 @@ class LlamaRuntime:
             tokens = tuple(_token(t) for t in ((choice.get("logprobs") or {}).get("content") or []))
             usage = reply.get("usage") or {}
         else:
-            text, tokens, usage = self._stream(request, on_text)
+            text, tokens, usage = self._stream(request, on_text or (lambda _: None),
+                                               give_up or (lambda: False))
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
         return Completion(text, tokens, int(usage.get("prompt_tokens") or 0), int(cached),
                           (time.perf_counter() - began) * 1000)
 
-    def _stream(self, request: dict[str, object], on_text: Callable[[str], None]
-                ) -> tuple[str, tuple[Token, ...], dict]:
+    def _stream(self, request: dict[str, object], on_text: Callable[[str], None],
+                give_up: Callable[[], bool]) -> tuple[str, tuple[Token, ...], dict]:
         pieces: list[str] = []
         tokens: list[Token] = []
         usage: dict = {}
         errors: list[dict] = []
 
-        def chunk(event: dict) -> None:
+        def chunk(event: dict) -> bool:
             if "error" in event:
                 errors.append(event)
-                return
-            usage.update(event.get("usage") or {})
+                return True
+            if timings := event.get("timings"):  # the last event: what was read, and from the cache
+                usage.update(prompt_tokens=timings.get("cache_n", 0) + timings.get("prompt_n", 0),
+                             prompt_tokens_details={"cached_tokens": timings.get("cache_n", 0)})
             for choice in event.get("choices") or []:
                 piece = (choice.get("delta") or {}).get("content")
                 tokens.extend(_token(t) for t in ((choice.get("logprobs") or {}).get("content") or []))
                 if piece:
                     pieces.append(piece)
                     on_text(piece)
+            return give_up()  # True stops the engine writing
 
         result = self._server.handle_chat_completions({**request, "stream": True}, chunk)
         for problem in [*errors, result if isinstance(result, dict) else {}]:
@@ -196,5 +203,6 @@ class LazyRuntime:
 
     def complete(self, messages: Messages, max_tokens: int = 16, stop: Sequence[str] = (),
                  grammar: str | None = None, top_logprobs: int = 0,
-                 on_text: Callable[[str], None] | None = None) -> Completion:
-        return self.get().complete(messages, max_tokens, stop, grammar, top_logprobs, on_text)
+                 on_text: Callable[[str], None] | None = None,
+                 give_up: Callable[[], bool] | None = None) -> Completion:
+        return self.get().complete(messages, max_tokens, stop, grammar, top_logprobs, on_text, give_up)
