@@ -43,6 +43,8 @@ class Answer:
     reader: str = "spans"
     model: str = ""
     reading: bool = False
+    # While reading: how many questions the language model reads before this one.
+    ahead: int = 0
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict, citations and passages included."""

@@ -64,6 +64,9 @@ class Config:
     # The language model declined ("not in the articles") with at least this probability at its
     # first word: the answer is refused. Fitted out of fold on RealTime QA (eval/fit_lm.py).
     reader_decline: float = 0.5
+    # Seconds a question may wait for the language model (in line, then reading); past it the
+    # span reader's answer is shown with a notice.
+    read_timeout: float = 20.0
     # Embed questions with the ONNX twin of the packaged model: no torch import at query time.
     onnx_queries: bool = True
     # Threads for one question's ONNX embedding: two halve it on a 2-core machine (3.9 vs 6.5 ms).

@@ -22,6 +22,7 @@ from qa.errors import ArticleError, IndexProblem
 from qa.generation.generate import stream_answer
 from qa.index.build import BuildReport, build_index
 from qa.index.load import Index, index_settings, load_index, stale_reason
+from qa.llm.line import Line
 from qa.llm.runtime import LazyRuntime, Runtime, configured_runtime
 from qa.passage import Passage
 from qa.reading.compose import Answerer
@@ -40,8 +41,10 @@ class QA:
         self.config = config or Config.from_env()
         self._embedder = embedder
         self._tagger = tagger
-        # The language model the "lm" reader runs (qa/llm/runtime.py), loaded on first use.
+        # The language model the "lm" reader runs, loaded on first use, and the questions waiting
+        # for it, read reader_slots at a time, in turn across users (qa/llm/).
         self.runtime = runtime or LazyRuntime(lambda: configured_runtime(self.config))
+        self.line = Line(self.config.reader_slots)
         # An embedder given by the caller is used for questions too; only our own gets the twin.
         self._own_embedder = embedder is None
         self._query_embedder: Embedder | None = None
@@ -181,11 +184,10 @@ class QA:
     def _answerer_for(self, index: Index) -> Answerer:
         c = self.config
         retriever = Retriever(index, self._query_embedder_for(index), c.fusion_depth, c.rrf_k)
-        lm = (LMReader(index, self.runtime, c.reader_sentences, c.reader_budget) if c.reader == "lm"
-              else None)
+        lm = LMReader(index, self.runtime, c.reader_sentences, c.reader_budget) if c.reader == "lm" else None
         return Answerer(retriever, c.min_evidence, c.k, max_question_chars=c.max_question_chars,
                         min_short=c.min_short, hinge_evidence=c.hinge_evidence, lm=lm,
-                        decline=c.reader_decline)
+                        decline=c.reader_decline, line=self.line, read_timeout=c.read_timeout)
 
     def retrieve(self, question: str, k: int | None = None, mode: Mode = "hybrid",
                  since: object = None, until: object = None) -> list[Passage]:
@@ -193,15 +195,16 @@ class QA:
         question = clean_question(valid_text(question), self.config.max_question_chars)
         return self.answerer.retriever.search(question, k or self.config.k, mode, day(since), day(until))
 
-    def answer(self, question: str, history: Sequence[object] | None = None,
-               mode: Mode = "hybrid", since: object = None, until: object = None) -> Answer:
+    def answer(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
+               since: object = None, until: object = None, user: str = "") -> Answer:
         """A cited answer, or answered=False when the (dated since..until) articles don't cover it."""
-        return self.answerer.answer(valid_text(question), history, mode, day(since), day(until))
+        return self.answerer.answer(valid_text(question), history, mode, day(since), day(until), user)
 
-    def stream(self, question: str, history: Sequence[object] | None = None,
-               mode: Mode = "hybrid", since: object = None, until: object = None) -> Iterator[Answer]:
-        """The cited sentences at once (``reading`` True) while the language model reads, then the answer."""
-        return self.answerer.stream(valid_text(question), history, mode, day(since), day(until))
+    def stream(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
+               since: object = None, until: object = None, user: str = "") -> Iterator[Answer]:
+        """The cited sentences at once (``reading`` True) while the language model reads, then the
+        answer; ``user`` takes turns with other users for the model."""
+        return self.answerer.stream(valid_text(question), history, mode, day(since), day(until), user)
 
     def stream_llm(self, question: str, history: Sequence[object] | None = None, since: object = None,
                    until: object = None) -> Iterator[Answer]:

@@ -214,3 +214,41 @@ def test_a_lazy_runtime_loads_once_and_remembers_a_problem() -> None:
 def test_the_reader_setting_is_checked() -> None:
     with pytest.raises(ValueError, match="QA_READER='llm' is not one of lm, spans"):
         Config(reader="llm")
+
+
+def test_a_slow_model_past_the_read_timeout_gives_the_span_answer_with_a_notice(
+        tiny_config: Config, fake_embedder: object) -> None:
+    runtime = FakeRuntime("40,000", delay=30.0)
+    engine = QA(tiny_config.replace(reader="lm", read_timeout=0.3), embedder=fake_embedder, runtime=runtime)
+    answer = engine.answer("How many cars cross the bridge every day?")
+    assert answer.answered and answer.reader == "spans" and answer.short and "40,000" in answer.short
+    assert "QA_READ_TIMEOUT" in (answer.notice or "") and answer.timings["read_ms"] < 5000
+
+
+def test_questions_at_once_are_all_read_and_exact(tiny_config: Config, fake_embedder: object) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    runtime = FakeRuntime(lambda m: "40,000" if "cars" in m[1]["content"] else "Jane Porter", delay=0.05)
+    engine = QA(tiny_config.replace(reader="lm", reader_slots=3), embedder=fake_embedder, runtime=runtime)
+    questions = ["How many cars cross the bridge every day?", "Who said the library would hold 80,000 books?"] * 4
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda q: engine.answer(q, user=q[:3]), questions))
+    for question, answer in zip(questions, answers, strict=True):
+        assert answer.reader == "lm" and answer.short == ("40,000" if "cars" in question else "Jane Porter")
+        _exact(engine, answer.short_span)
+
+
+def test_a_waiting_question_says_where_it_is_in_line(tiny_config: Config, fake_embedder: object) -> None:
+    import threading
+
+    runtime = FakeRuntime("40,000", delay=0.6)
+    engine = QA(tiny_config.replace(reader="lm"), embedder=fake_embedder, runtime=runtime)
+    engine.build()
+    busy = threading.Thread(target=engine.answer, args=("How many cars cross the bridge?",), kwargs={"user": "a"})
+    busy.start()
+    while not runtime.requests:
+        threading.Event().wait(0.01)
+    steps = list(engine.stream("How many cars cross the bridge every day?", user="b"))
+    busy.join()
+    assert steps[0].reading and steps[0].ahead == 1  # one question is read before this one
+    assert any(s.reading and s.ahead == 0 for s in steps[1:-1]) and steps[-1].short == "40,000"

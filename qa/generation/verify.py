@@ -10,6 +10,7 @@ import numpy as np
 
 from qa.index.load import Index
 from qa.passage import Passage
+from qa.reading.cite import citation
 from qa.text.sentences import split_sentences
 from qa.text.words import STOPWORDS, tokenize
 
@@ -139,7 +140,7 @@ def verify(text: str, passages: Sequence[Passage], index: Index, embed: Embed | 
         for sid in chosen:
             order.setdefault(sid, len(order) + 1)
         kept.append(claim + " " + "".join(f"[{order[sid]}]" for sid in dict.fromkeys(chosen)))
-    citations = tuple(_citation(index, sid) for sid in order)
+    citations = tuple(citation(index, sid) for sid in order)
     return Verified(" ".join(kept), citations, tuple(dropped), tuple(reasons))
 
 
@@ -184,10 +185,3 @@ def _similarity(index: Index, sid: int, terms: set[str], vector: np.ndarray | No
     overlap = len(terms & set(tokenize(text))) / len(terms) if terms else 0.0
     cosine = float(index.sent_vectors[sid] @ vector) if vector is not None else 0.0
     return held + cosine + overlap
-
-
-def _citation(index: Index, sid: int) -> Passage:
-    """The Passage for one cited sentence, with its exact offsets."""
-    source = index.sent_sources[sid]
-    start, end = (int(x) for x in index.sent_spans[sid])
-    return index.passage(source, index.sentence_text(sid), start, end, 0.0)

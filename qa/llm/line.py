@@ -9,10 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from qa.llm.runtime import RuntimeFailed
+
 T = TypeVar("T")
 
 
-class TimedOut(Exception):
+class TimedOut(RuntimeFailed):
     """The question waited in line, or was read, for longer than its deadline."""
 
 
@@ -55,23 +57,37 @@ class Line:
         return ticket
 
     def ahead(self, ticket: Ticket) -> int:
-        """How many waiting questions will be read before this one (0 once it is being read)."""
+        """How many questions are read before this one starts: those being read and those waiting
+        before it (0 once it is being read)."""
         with self._lock:
-            if ticket.started or ticket.done.is_set():
+            order = self._order()
+            if ticket.started or ticket.done.is_set() or ticket not in order:
                 return 0
-            return self._order().index(ticket) if ticket in self._order() else 0
+            return self._running + order.index(ticket)
 
-    def wait(self, ticket: Ticket[T], step: float = 0.25) -> T:
-        """Block until the reading is done; TimedOut past the deadline (the reading is told to stop)."""
-        while not ticket.done.wait(max(0.0, min(step, ticket.deadline - self.clock()))):
-            if self.clock() > ticket.deadline:
-                self.cancel(ticket)
-                raise TimedOut("the question waited too long for the language model")
+    def poll(self, ticket: Ticket, seconds: float) -> bool:
+        """Wait up to seconds; True once the reading is done. TimedOut past the deadline (a reading
+        under way is told to stop)."""
+        if ticket.done.wait(max(0.0, min(seconds, ticket.deadline - self.clock()))):
+            return True
+        if self.clock() > ticket.deadline:
+            self.cancel(ticket)
+            raise TimedOut("the question waited too long for the language model")
+        return False
+
+    def result(self, ticket: Ticket[T]) -> T:
+        """The reading of a done ticket; its error, or TimedOut when it was never read."""
         if ticket.error is not None:
             raise ticket.error
-        if not ticket.started or (ticket.cancelled and ticket.result is None):
+        if not ticket.started:
             raise TimedOut("the question waited too long for the language model")
         return ticket.result  # type: ignore[return-value]
+
+    def wait(self, ticket: Ticket[T]) -> T:
+        """Block until the reading is done, and return it; TimedOut past the deadline."""
+        while not self.poll(ticket, 0.25):
+            pass
+        return self.result(ticket)
 
     def cancel(self, ticket: Ticket) -> None:
         """Give the ticket up: taken out of line if it waits, told to stop if it is being read."""

@@ -8,11 +8,13 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from qa.answer import NOT_COVERED, Answer, contains_span
+from qa.answer import NOT_COVERED, Answer
 from qa.errors import QAError
+from qa.llm.line import Line, TimedOut
 from qa.llm.runtime import RuntimeFailed
 from qa.passage import Passage
 from qa.reading import coverage, recency
+from qa.reading.cite import cited_text, group_facts, lead_with_short
 from qa.reading.lm_reader import LMReader
 from qa.reading.question import ask
 from qa.reading.reader import Reader, Reading
@@ -55,7 +57,8 @@ class Answerer:
     def __init__(self, retriever: Retriever, min_evidence: float, k: int = 5,
                  max_facts: int = 2, weights: Weights | None = None,
                  max_question_chars: int = 2000, min_short: float = 0.4,
-                 hinge_evidence: float = 1.0, lm: LMReader | None = None, decline: float = 0.5) -> None:
+                 hinge_evidence: float = 1.0, lm: LMReader | None = None, decline: float = 0.5,
+                 line: Line | None = None, read_timeout: float = 20.0) -> None:
         self.weights = weights or Weights()
         self.max_question_chars = max_question_chars
         self.retriever = retriever
@@ -66,19 +69,22 @@ class Answerer:
         self.min_short = min_short
         self.hinge_evidence = hinge_evidence
         self.decline = decline
+        self.line = line or Line()
+        self.read_timeout = read_timeout
         self.k = k
         self.max_facts = max_facts
 
     def answer(self, question: str, history: Sequence[object] | None = None,
-               mode: Mode = "hybrid", since: str | None = None, until: str | None = None) -> Answer:
+               mode: Mode = "hybrid", since: str | None = None, until: str | None = None,
+               user: str = "") -> Answer:
         """Answer a question (follow-ups resolved against history), from articles dated since..until."""
-        *_, final = self.stream(question, history, mode, since, until)
+        *_, final = self.stream(question, history, mode, since, until, user)
         return final
 
-    def stream(self, question: str, history: Sequence[object] | None = None,
-               mode: Mode = "hybrid", since: str | None = None, until: str | None = None) -> Iterator[Answer]:
-        """The answer, last; with the language-model reader, first a provisional one that cites the
-        best sentences while the model reads (``reading`` True)."""
+    def stream(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
+               since: str | None = None, until: str | None = None, user: str = "") -> Iterator[Answer]:
+        """The answer, last; with the language-model reader, first provisional ones that cite the
+        best sentences while the question waits in line (``ahead``) and is read (``reading``)."""
         draft = self._draft(question, history, mode, since, until)
         if draft.refusal is not None:
             yield self._refused(draft, draft.refusal, draft.spans)
@@ -86,13 +92,28 @@ class Answerer:
         if self.lm is None:
             yield self._compose(draft, draft.spans)
             return
-        yield self._compose(draft, _UNREAD, provisional=True)
         began = time.perf_counter()
+        # A follow-up whose pronoun was resolved reads as the standalone question it became
+        # ("Which agency did Suhail Shaheen speak to?"); one resolved by context reads as asked.
+        asked = draft.query if not draft.query.startswith(draft.question) else draft.question
+        scored = [(s.sentence, s.score) for s in draft.scored]
+        lm = self.lm
+        ticket = self.line.submit(user, lambda give_up: lm.read(asked, scored, draft.earlier, give_up),
+                                  self.read_timeout)
+        ahead = self.line.ahead(ticket)
+        yield self._compose(draft, _UNREAD, provisional=True, ahead=ahead)
         try:
-            # A follow-up whose pronoun was resolved reads as the standalone question it became
-            # ("Which agency did Suhail Shaheen speak to?"); one resolved by context reads as asked.
-            asked = draft.query if not draft.query.startswith(draft.question) else draft.question
-            reading = self.lm.read(asked, [(s.sentence, s.score) for s in draft.scored], draft.earlier)
+            while not self.line.poll(ticket, 0.25):
+                if (now := self.line.ahead(ticket)) != ahead:
+                    ahead = now
+                    yield self._compose(draft, _UNREAD, provisional=True, ahead=ahead)
+            reading = self.line.result(ticket)
+        except TimedOut:
+            draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
+            yield self._compose(draft, draft.spans, notice=f"The language model did not read this within "
+                                f"{self.read_timeout:g} s (QA_READ_TIMEOUT; it is busy); the short answer "
+                                "is from the span reader.")
+            return
         except (QAError, RuntimeFailed) as exc:
             draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
             yield self._compose(draft, draft.spans, notice=f"The language-model reader is unavailable "
@@ -160,77 +181,23 @@ class Answerer:
                       no_answer=round(reading.no_answer, 4), reader=reading.reader, model=reading.model)
 
     def _compose(self, draft: _Draft, reading: Reading, notice: str | None = None,
-                 provisional: bool = False) -> Answer:
+                 provisional: bool = False, ahead: int = 0) -> Answer:
         """The cited answer, led by the sentence holding the reader's short answer when it is confident."""
-        scored, span = self._lead_with_short(draft.scored, reading)
+        scored, span = lead_with_short(self.index, draft.scored, reading, self.min_short)
         # Rival dated answers are the span reader's to find: the language model names one answer.
         rivals = reading if reading.reader == "spans" else replace(
             reading, spans=reading.spans + tuple(s for s in draft.spans.spans
                                                  if not reading.best or s.sentence != reading.best.sentence))
-        facts, span = recency.latest_first(self.index, scored, self._facts(scored), rivals, span,
-                                           self.min_short, Scored)
-        citations: list[Passage] = []
-        parts = []
-        for group in facts:
-            markers = []
-            for item in group:
-                citations.append(self._citation(item.sentence, item.score))
-                markers.append(f"[{len(citations)}]")
-            parts.append(f"{' '.join(self.index.sentence_text(group[0].sentence).split())} "
-                         + "".join(markers))
+        facts = group_facts(self.index, scored, self.max_facts)
+        facts, span = recency.latest_first(self.index, scored, facts, rivals, span, self.min_short, Scored)
+        parts, citations = cited_text(self.index, facts)
         parts = recency.dated_text(self.index, facts, parts)
         best = reading.best
         return Answer(draft.question, " ".join(parts), True, tuple(citations), span.text if span else None,
                       draft.passages, draft.query, round(draft.evidence, 4), dict(draft.timings),
                       notice=notice, short_span=span, confidence=round(best.confidence, 4) if best else 0.0,
                       no_answer=round(reading.no_answer, 4), reader=reading.reader, model=reading.model,
-                      reading=provisional)
-
-    def _lead_with_short(self, scored: list[Scored], reading: Reading) -> tuple[list[Scored], Passage | None]:
-        """Put first the sentence holding the reader's answer, when the reader is confident of it."""
-        best = reading.best
-        if best is None or best.confidence < self.min_short:
-            return scored, None
-        at = next((i for i, s in enumerate(scored) if s.sentence == best.sentence), None)
-        c = best.candidate
-        source = self.index.sent_sources[best.sentence]
-        span = self.index.passage(source, c.text, c.start, c.end, round(best.confidence, 4))
-        # The model may find it in the sentence given as context before a scored one.
-        lead = Scored(best.sentence, scored[at].score if at is not None else scored[0].score, c.text)
-        rest = scored if at is None else scored[:at] + scored[at + 1:]
-        return [lead, *rest], span
-
-    def _facts(self, scored: list[Scored]) -> list[list[Scored]]:
-        """Group the best sentences into facts: one sentence per fact, cited from each article."""
-        best = scored[0]
-        facts: list[list[Scored]] = [[best]]
-        vectors = self.index.sent_vectors
-        for item in scored[1:12]:
-            if item.score < 0.8 * best.score:
-                break
-            source = self.index.sent_sources[item.sentence]
-            for group in facts:
-                lead = group[0]
-                if lead.short is not None:
-                    # A typed fact (a number, name, date) is the same when its span recurs.
-                    same = contains_span(self.index.sentence_text(item.sentence), lead.short)
-                else:
-                    same = float(vectors[item.sentence] @ vectors[lead.sentence]) >= 0.85
-                if same:
-                    if source not in {self.index.sent_sources[g.sentence] for g in group}:
-                        group.append(item)
-                    break
-            else:
-                if (best.short is None and len(facts) < self.max_facts
-                        and item.score >= 0.9 * best.score):
-                    facts.append([item])
-        return facts
-
-    def _citation(self, sentence: int, score: float) -> Passage:
-        """The Passage for one cited sentence, with its exact offsets."""
-        source = self.index.sent_sources[sentence]
-        start, end = (int(x) for x in self.index.sent_spans[sentence])
-        return self.index.passage(source, self.index.sentence_text(sentence), start, end, round(score, 4))
+                      reading=provisional, ahead=ahead)
 
 
 def _earlier(question: str, history: Sequence[object] | None) -> tuple[str, str] | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import math
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from qa.index.load import Index
+from qa.llm.line import TimedOut
 from qa.llm.runtime import Completion, Runtime
 from qa.passage import human_date
 from qa.reading.candidates import Candidate, normalise
@@ -116,14 +117,17 @@ class LMReader:
         return [{"role": "system", "content": p.system}, {"role": "user", "content": user}]
 
     def read(self, question: str, scored: Sequence[tuple[int, float]],
-             earlier: tuple[str, str] | None = None) -> Reading:
+             earlier: tuple[str, str] | None = None, give_up: Callable[[], bool] | None = None) -> Reading:
         """The model's phrase as a span of the sentence that holds it, with its confidence; a
-        phrase no sentence holds is never a span. Raises ModelProblem or RuntimeFailed."""
+        phrase no sentence holds is never a span. Raises ModelProblem or RuntimeFailed (TimedOut
+        when give_up() stopped it)."""
         passages = self.passages(scored)
         if not passages.groups:
             return Reading((), 1.0, reader=self.name)
         reply = self.runtime.complete(self.messages(question, passages, earlier), max_tokens=24,
-                                 stop=["\n"], top_logprobs=10)
+                                      stop=["\n"], top_logprobs=10, give_up=give_up)
+        if give_up is not None and give_up():
+            raise TimedOut("the language model was stopped before it finished reading")
         return self._reading(question, reply, passages, self.runtime.name)
 
     def _reading(self, question: str, reply: Completion, passages: Passages, model: str) -> Reading:

@@ -75,7 +75,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                     yield chat_html(get(), turns, pending=question, draft=reply), "", turns
             else:
                 # The cited sentences show at once; the reader's short answer follows.
-                for reply in get().stream(question, history=history, **dates):
+                for reply in get().stream(question, history=history, user=_client(request), **dates):
                     if reply.reading:
                         yield chat_html(get(), turns, pending=question, draft=reply), "", turns
         except (qa.QAError, ValueError, RateLimited) as exc:

@@ -169,7 +169,9 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     short = f'<p class="qa-short">Short answer: <strong>{_esc(answer.short)}</strong></p>' \
         if answer.short else ""
     if answer.reading:
-        short = '<p class="qa-reading">Reading the sentences for the short answer…</p>'
+        wait = (f"In line for the language model: {answer.ahead} question{'s' * (answer.ahead > 1)} "
+                "ahead of yours…" if answer.ahead else "Reading the sentences for the short answer…")
+        short = f'<p class="qa-reading">{wait}</p>'
     if answer.notice:
         short = f'<p class="qa-notice">{_esc(answer.notice)}</p>{short}'
     sources = "".join(_source_html(engine, n, c, short=answer.short_span)

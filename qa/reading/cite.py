@@ -1,0 +1,71 @@
+"""Cited answer text: the best sentences grouped into facts, each cited exactly, the short
+answer's sentence first."""
+
+from __future__ import annotations
+
+from qa.answer import contains_span
+from qa.index.load import Index
+from qa.passage import Passage
+from qa.reading.reader import Reading
+from qa.reading.scoring import Scored
+
+
+def citation(index: Index, sentence: int, score: float = 0.0) -> Passage:
+    """The Passage for one cited sentence, with its exact offsets."""
+    source = index.sent_sources[sentence]
+    start, end = (int(x) for x in index.sent_spans[sentence])
+    return index.passage(source, index.sentence_text(sentence), start, end, round(score, 4))
+
+
+def lead_with_short(index: Index, scored: list[Scored], reading: Reading, min_short: float
+                    ) -> tuple[list[Scored], Passage | None]:
+    """Put first the sentence holding the reader's answer, when the reader is confident of it."""
+    best = reading.best
+    if best is None or best.confidence < min_short:
+        return scored, None
+    at = next((i for i, s in enumerate(scored) if s.sentence == best.sentence), None)
+    c = best.candidate
+    span = index.passage(index.sent_sources[best.sentence], c.text, c.start, c.end, round(best.confidence, 4))
+    # The language model may find it in the sentence it was given as context before a scored one.
+    lead = Scored(best.sentence, scored[at].score if at is not None else scored[0].score, c.text)
+    rest = scored if at is None else scored[:at] + scored[at + 1:]
+    return [lead, *rest], span
+
+
+def group_facts(index: Index, scored: list[Scored], max_facts: int) -> list[list[Scored]]:
+    """Group the best sentences into facts: one sentence per fact, cited from each article."""
+    best = scored[0]
+    facts: list[list[Scored]] = [[best]]
+    vectors = index.sent_vectors
+    for item in scored[1:12]:
+        if item.score < 0.8 * best.score:
+            break
+        source = index.sent_sources[item.sentence]
+        for group in facts:
+            lead = group[0]
+            if lead.short is not None:
+                # A typed fact (a number, name, date) is the same when its span recurs.
+                same = contains_span(index.sentence_text(item.sentence), lead.short)
+            else:
+                same = float(vectors[item.sentence] @ vectors[lead.sentence]) >= 0.85
+            if same:
+                if source not in {index.sent_sources[g.sentence] for g in group}:
+                    group.append(item)
+                break
+        else:
+            if best.short is None and len(facts) < max_facts and item.score >= 0.9 * best.score:
+                facts.append([item])
+    return facts
+
+
+def cited_text(index: Index, facts: list[list[Scored]]) -> tuple[list[str], list[Passage]]:
+    """Each fact's lead sentence with its [n] markers, and the citations the markers point at."""
+    citations: list[Passage] = []
+    parts = []
+    for group in facts:
+        markers = []
+        for item in group:
+            citations.append(citation(index, item.sentence, item.score))
+            markers.append(f"[{len(citations)}]")
+        parts.append(f"{' '.join(index.sentence_text(group[0].sentence).split())} " + "".join(markers))
+    return parts, citations
