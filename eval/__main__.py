@@ -13,6 +13,7 @@ rebuilds report.md in that folder from every results file there):
   llm          generative answers from the local LLM against the extractive ones
   formats      extraction time per article format, against reading plain text
   cluster      build and serve on a local two-node Ray cluster against one machine
+  concurrency  answers/s with the language-model reader at 1, 4 and 16 questions at once
   fit-reader   refit the span reader on RealTime QA back numbers (writes qa/reading/*.json)
   fit-lm       calibrate the language-model reader on a RealTime QA 2022 run's records
   report       only rebuild report.md (and, with --publish, the figures quoted in docs/)
@@ -38,7 +39,8 @@ DELEGATED = {"bench": ("eval.bench", "bench.json"), "scale": ("eval.scale_bench"
              "llm": ("eval.llm_compare", "llm_compare.json"),
              "fit-reader": ("eval.fit_reader", "reader_fit.json"), "fit-lm": ("eval.fit_lm", "lm_fit.json"),
              "formats": ("eval.formats_bench", "formats.json"),
-             "cluster": ("eval.cluster_bench", "cluster.json")}
+             "cluster": ("eval.cluster_bench", "cluster.json"),
+             "concurrency": ("eval.concurrency", "concurrency.json")}
 COMMANDS = ["quality", "realtimeqa", *DELEGATED, "report"]
 
 

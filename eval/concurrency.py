@@ -1,0 +1,89 @@
+"""Answers per second with the language-model reader at 1, 4 and 16 questions at once, in one run.
+
+One engine, one model with 16 slots (llama.cpp decodes the slots' sequences together, in one
+batch); the same questions are asked by 1, 4 and 16 threads, each a user of its own. The
+ratios to one question at a time say what batching buys on this machine.
+
+Run: .venv/bin/python -m eval concurrency [--questions 32] [--publish]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from eval.paths import RUNS, eval_articles
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+LEVELS = (1, 4, 16)
+
+
+def _questions(limit: int) -> list[str]:
+    rows = [json.loads(line) for line in (Path(__file__).parent / "questions.jsonl").read_text().splitlines()
+            if line.strip()]
+    return [r["question"] for r in rows if r["answerable"] and not r.get("conversation")][:limit]
+
+
+def run(questions: list[str], levels: tuple[int, ...] = LEVELS) -> dict:
+    """answers/s, p50 and p95 seconds, and the share read by the model, at each level."""
+    from qa import QA, Config
+
+    with tempfile.TemporaryDirectory(prefix="qa-concurrency-") as tmp:
+        shutil.copytree(eval_articles(), Path(tmp) / "seeds", ignore=shutil.ignore_patterns("SHA256SUMS"))
+        config = Config.from_env(seeds_dir=Path(tmp) / "seeds", index_dir=Path(tmp) / "index",
+                                 reader="lm", reader_slots=max(levels), read_timeout=600.0)
+        engine = QA(config)
+        engine.build()
+        engine.answer(questions[0])  # the model loads, and the fixed instruction is cached
+        out: dict = {"questions": len(questions), "slots": config.reader_slots,
+                     "threads": config.reader_threads, "model": engine.runtime.name, "levels": {}}
+        for level in levels:
+            def ask(i: int, level: int = level) -> tuple[float, str]:
+                began = time.perf_counter()
+                answer = engine.answer(questions[i], user=f"user{i % level}")
+                return time.perf_counter() - began, answer.reader
+
+            began = time.perf_counter()
+            with ThreadPoolExecutor(level) as pool:
+                done = list(pool.map(ask, range(len(questions))))
+            wall = time.perf_counter() - began
+            latencies = sorted(t for t, _ in done)
+            out["levels"][str(level)] = {
+                "answers_per_s": len(done) / wall, "seconds": wall,
+                "p50_s": statistics.median(latencies),
+                "p95_s": latencies[int(0.95 * (len(latencies) - 1))],
+                "read_by_lm": sum(r == "lm" for _, r in done) / len(done)}
+            print(f"{level:>2} at once: {len(done) / wall:.2f} answers/s, "
+                  f"p50 {statistics.median(latencies):.1f} s", file=sys.stderr)
+    base = out["levels"]["1"]["answers_per_s"]
+    out["ratio_to_one"] = {k: v["answers_per_s"] / base for k, v in out["levels"].items()}
+    out["targets"] = {"4_at_once>=1.5x_one": out["ratio_to_one"].get("4", 0.0) >= 1.5}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=int, default=32, help="questions asked at each level")
+    parser.add_argument("--out", type=Path, default=RUNS / "concurrency.json")
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    result = run(_questions(args.questions))
+    result["machine"] = {"cores": os.cpu_count(), "loadavg_before": load_before,
+                         "loadavg_after": os.getloadavg()}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2), "utf-8")
+    print(json.dumps({k: v for k, v in result.items() if k != "levels"}, indent=2))
+    print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
