@@ -135,7 +135,7 @@ def test_a_rebuild_does_not_extract_unchanged_files_again(tmp_path: Path, monkey
     first = load_articles(seeds, cache)
     assert len(list(cache.glob("*.json"))) == 2
 
-    def boom(name: str, data: bytes) -> list[qa.Article]:
+    def boom(name: str, data: bytes, *_: object) -> list[qa.Article]:
         raise AssertionError(f"{name} extracted again")
 
     monkeypatch.setattr(article_load, "articles_from_bytes", boom)
