@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import posixpath
 import zipfile
+from typing import IO
 
 from qa.articles.converters import MAX_TEXT_CHARS, Extracted, clean, iso_date, too_long
 from qa.errors import ArticleError
@@ -33,34 +34,43 @@ def _main_part(archive: zipfile.ZipFile) -> str:
     raise KeyError("no main document part")
 
 
+class _Capped:
+    """A zip member read through a byte budget: ArticleError once more than cap bytes are read."""
+
+    def __init__(self, stream: IO[bytes], name: str, cap: int) -> None:
+        self.stream, self.name, self.cap, self.read_bytes = stream, name, cap, 0
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self.stream.read(size)
+        self.read_bytes += len(chunk)
+        if self.read_bytes > self.cap:
+            raise ArticleError(f"{self.name}: its body expands to more than {self.cap:,} bytes of XML, more "
+                               "than a document within the text limit holds; it may be a compressed bomb")
+        return chunk
+
+
 def check_length(name: str, data: bytes, limit: int) -> None:
     """Refuse the document, having read at most limit characters of it, when its text passes limit.
 
     The body's XML is streamed out of the zip, so a compressed bomb costs what its first
-    ``limit`` characters do, not what it expands to.
+    ``limit`` characters (or ``XML_PER_CHAR * limit`` bytes of markup) do, not what it expands to.
     """
     from lxml import etree
 
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            part = archive.getinfo(_main_part(archive))
-            # The size the zip declares is a bound: zipfile never reads a member past it.
-            if part.file_size > XML_PER_CHAR * limit:
-                raise ArticleError(f"{name}: its body expands to {part.file_size:,} bytes of XML, more than "
-                                   f"a document of {limit:,} characters holds; it may be a compressed bomb")
-            seen = 0
-            with archive.open(part) as body:
-                for _, element in etree.iterparse(body, tag=(f"{_W}t", f"{_W}p"), resolve_entities=False,
-                                                  no_network=True):
-                    if element.tag == f"{_W}t":
-                        seen += len(element.text or "")
-                        if seen > limit:
-                            raise too_long(name, limit)
-                    else:
-                        # A paragraph counted is dropped: memory stays flat however long the body.
-                        element.clear()
-                        while element.getprevious() is not None:
-                            del element.getparent()[0]
+        with zipfile.ZipFile(io.BytesIO(data)) as archive, archive.open(_main_part(archive)) as member:
+            body, seen = _Capped(member, name, XML_PER_CHAR * limit), 0
+            for _, element in etree.iterparse(body, tag=(f"{_W}t", f"{_W}p"), resolve_entities=False,
+                                              no_network=True):
+                if element.tag == f"{_W}t":
+                    seen += len(element.text or "")
+                    if seen > limit:
+                        raise too_long(name, limit)
+                else:
+                    # A paragraph counted is dropped: memory stays flat however long the body.
+                    element.clear()
+                    while element.getprevious() is not None:
+                        del element.getparent()[0]
     except ArticleError:
         raise
     except Exception as exc:  # noqa: BLE001 - a damaged zip or XML raises many kinds
