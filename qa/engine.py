@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -44,6 +45,8 @@ class QA:
         self._index: Index | None = None
         self._seen: tuple | None = None  # the articles folder as last indexed (names, sizes, times)
         self._lock = threading.RLock()
+        # The articles folder's lock, always taken before _lock (uploads.FolderLock).
+        self._folder = uploads.FolderLock(self.config.index_dir)
 
     @property
     def embedder(self) -> Embedder:
@@ -95,8 +98,9 @@ class QA:
         """Bring the index up to date with the articles, embedding only what changed.
 
         ``then`` runs as soon as the new index is on disk, before it is loaded to answer from.
+        The folder is read under its lock, so an upload in another process is seen whole or not at all.
         """
-        with self._lock:
+        with self._folder if articles is None else contextlib.nullcontext(), self._lock:
             if articles is None:
                 self._seen = folder_state(self.config.seeds_dir)
             if self._own_embedder and onnx_available(self.config.model) and (
@@ -122,7 +126,8 @@ class QA:
         state = folder_state(self.config.seeds_dir)
         if state == self._seen:
             return None
-        with self._lock:
+        with self._folder, self._lock:
+            state = folder_state(self.config.seeds_dir)
             if self._index is None or state == self._seen:
                 _ = self.index  # loading checks the folder anyway
                 return None
@@ -157,7 +162,7 @@ class QA:
         index = self._index  # no lock once loaded: pages render while an upload builds
         if index is not None:
             return index
-        with self._lock:
+        with self._folder, self._lock:
             if self._index is None:
                 self._index = self._open()
             return self._index
@@ -226,7 +231,7 @@ class QA:
         filename = uploads.safe_name(name)
         new = uploads.check_upload(filename, data)
         folder, target = self.config.seeds_dir, self.config.seeds_dir / filename
-        with uploads.upload_lock(self.config.index_dir):
+        with self._folder:
             uploads.clean_staged(folder)
             uploads.refuse_existing(target)
             articles = uploads.room_for(folder, filename, new, self.config.max_articles, self._load)

@@ -4,7 +4,6 @@ time, by `qa add`, `qa build` and the converters alike, leaving the articles and
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -86,37 +85,29 @@ def _run(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProc
     return out, peak
 
 
-@pytest.fixture
-def copy(real_qa: qa.QA, tmp_path: Path) -> dict[str, str]:
-    """The environment of a `qa` over a copy of the real seeds and their built index."""
-    shutil.copytree(real_qa.config.seeds_dir, tmp_path / "seeds")
-    shutil.copytree(real_qa.config.index_dir, tmp_path / "index", symlinks=True)
-    return {**os.environ, "QA_SEEDS_DIR": str(tmp_path / "seeds"), "QA_INDEX_DIR": str(tmp_path / "index")}
-
-
 def _folders(env: dict[str, str]) -> tuple[list[str], Path | None]:
     return sorted(os.listdir(env["QA_SEEDS_DIR"])), current_path(Path(env["QA_INDEX_DIR"]))
 
 
 @pytest.mark.slow
-def test_qa_add_refuses_both_bombs_with_one_line_in_bounded_memory(copy: dict, tmp_path: Path) -> None:
-    before = _folders(copy)
+def test_qa_add_refuses_both_bombs_with_one_line_in_bounded_memory(real_copy: dict, tmp_path: Path) -> None:
+    before = _folders(real_copy)
     for bomb in (bombs.docx_bomb(tmp_path, chars=190_000_000), bombs.pdf_bomb(tmp_path, mb=10)):
-        out, peak_kb = _run([QA_BIN, "add", str(bomb)], copy)
+        out, peak_kb = _run([QA_BIN, "add", str(bomb)], real_copy)
         assert out.returncode == 2, out.stderr
         assert out.stderr.splitlines() == [f"Refused: {bomb.name}: {TOO_LONG} of text (the limit per file); "
                                            "split it into smaller files"], out.stderr
         assert "Traceback" not in out.stdout + out.stderr
         assert peak_kb < 1_200_000, f"{bomb.name}: {peak_kb} KB"
-        assert _folders(copy) == before
+        assert _folders(real_copy) == before
 
 
 @pytest.mark.slow
-def test_qa_build_with_a_bomb_in_the_folder_keeps_the_old_index(copy: dict[str, str], tmp_path: Path) -> None:
-    before = current_path(Path(copy["QA_INDEX_DIR"]))
-    bombs.docx_bomb(Path(copy["QA_SEEDS_DIR"]), chars=50_000_000, name="dropped_in.docx")
-    out, _ = _run([QA_BIN, "build"], copy)
+def test_qa_build_with_a_bomb_in_the_folder_keeps_the_old_index(real_copy: dict[str, str]) -> None:
+    before = current_path(Path(real_copy["QA_INDEX_DIR"]))
+    bombs.docx_bomb(Path(real_copy["QA_SEEDS_DIR"]), chars=50_000_000, name="dropped_in.docx")
+    out, _ = _run([QA_BIN, "build"], real_copy)
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
         f"Error: dropped_in.docx: {TOO_LONG} of text (the limit per file); split it into smaller files"]
-    assert current_path(Path(copy["QA_INDEX_DIR"])) == before
+    assert current_path(Path(real_copy["QA_INDEX_DIR"])) == before

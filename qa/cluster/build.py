@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from qa.articles.load import Article
+from qa.articles.uploads import FolderLock
 from qa.cluster.corpus import Corpus, ray_module, read_corpus
 from qa.cluster.shards import SHARD_ROWS, reuse, write_shards
 from qa.cluster.worker import ArticleWorker, Piece, Settings, unpack
@@ -73,10 +74,11 @@ def build_on_ray(config: Config, address: str, corpus_path: Path | None = None, 
         export = float_path(config.cache_dir)
         if not export.is_file():
             raise ClusterError(f"the ONNX export {export} is missing: run `qa build` once on this machine")
-        corpus = read_corpus(corpus_path or config.seeds_dir)
         settings = Settings(config.model, export.resolve(), config.nlp, config.chunk_size,
                             config.chunk_overlap)
-        return _build(config, corpus, settings, force, workers, progress, shard_rows, began)
+        with FolderLock(config.index_dir):  # no upload lands between reading the folder and writing the index
+            corpus = read_corpus(corpus_path or config.seeds_dir)
+            return _build(config, corpus, settings, force, workers, progress, shard_rows, began)
     finally:
         if joined:
             ray_module().shutdown()
