@@ -173,7 +173,7 @@ class QA:
         try:
             index = load_index(self.config.index_dir)
         except IndexProblem as exc:
-            log.warning("%s; building it now", exc)
+            log.warning("%s; rebuilding it now", exc.problem)
             self.build(force=True)
             return self._index or load_index(self.config.index_dir)
         articles = self._load()
