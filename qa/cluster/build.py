@@ -43,10 +43,23 @@ def connect(address: str) -> bool:
     try:
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     except Exception as exc:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError by version
+        if any("AuthenticationError" in text or "InvalidAuthToken" in text for text in _chain(exc)):
+            raise ClusterError(f"the Ray cluster at {address} wants its token, and this process has none "
+                               "or another: export RAY_AUTH_MODE=token and the cluster's token "
+                               "(RAY_AUTH_TOKEN, or ~/.ray/auth_token); see docs/cluster.md") from None
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
         raise ClusterError(f"no Ray cluster at {address!r} ({reason}): start one with "
                            "`ray start --head`, then pass its address (or auto)") from None
     return True
+
+
+def _chain(exc: BaseException | None) -> list[str]:
+    """The type and message of an exception and of each one it came from."""
+    texts: list[str] = []
+    while exc is not None and len(texts) < 10:
+        texts.append(f"{type(exc).__name__}: {exc}")
+        exc = exc.__cause__ or exc.__context__
+    return texts
 
 
 def _reachable(address: str) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import ipaddress
 import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from qa.cluster.serve import is_loopback
 from qa.config import Config
 from qa.errors import QAError
 from qa.surfaces.throttle import throttled
@@ -110,16 +110,6 @@ def sign_in(config: Config) -> Callable[[str, str], Awaitable[bool]] | None:
     """What Gradio's login calls: make_auth's check behind the sign-in throttle, off the event loop."""
     check = make_auth(config)
     return throttled(check) if check is not None else None
-
-
-def is_loopback(host: str) -> bool:
-    """True for addresses only this machine can reach (127.0.0.0/8, ::1, localhost)."""
-    if host.strip().lower() in {"localhost", "localhost.localdomain"}:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def open_warning(host: str, signed_in: bool, uploads: bool = False) -> str | None:
