@@ -22,27 +22,31 @@ from qa.surfaces import cli
 # Retitles the terminal (OSC ... BEL), clears it (the C1 CSI), and reverses the text after it.
 EVIL = "\x1b]0;pwned\x07 \x9b2J \u202e"
 CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-BODY = "The Quorvale harbour handled 73 ferries in March, its port office said. " * 10
+PAD = "The port office counts the boats every week. " * 20
 QA_BIN = str(Path(sys.executable).with_name("qa"))
 
 
 def _files(folder: Path) -> list[Path]:
     """One article per format, each holding as much of EVIL as the format can carry."""
     xml_safe = EVIL.replace("\x1b", "").replace("\x07", "")  # XML 1.0 has no ESC or BEL
-    (folder / "evil.txt").write_text(f"Harbour {EVIL}\n\n{BODY}{EVIL}\n")
-    (folder / "evil.md").write_text(f"---\ntitle: Harbour {EVIL}\n---\n{BODY}{EVIL}\n")
+    latin = EVIL.replace("\u202e", "")  # a PDF string of single bytes
+
+    def fact(evil: str) -> str:  # the sentence an answer cites holds the escapes
+        return f"The Quorvale harbour handled 73 ferries in March {evil}, its port office said. {PAD}"
+
+    (folder / "evil.txt").write_text(f"Harbour {EVIL}\n\n{fact(EVIL)}\n")
+    (folder / "evil.md").write_text(f"---\ntitle: Harbour {EVIL}\n---\n{fact(EVIL)}\n")
     (folder / "evil.html").write_text(f"<html><head><title>Harbour {EVIL}</title></head><body><article>"
-                                      f"<h1>Harbour {EVIL}</h1><p>{BODY} {EVIL}</p><p>{BODY}</p>"
+                                      f"<h1>Harbour {EVIL}</h1><p>{fact(EVIL)}</p><p>{PAD}</p>"
                                       "</article></body></html>")
     document = docx.Document()
     document.core_properties.title = f"Harbour {xml_safe}"
-    document.add_paragraph(BODY + xml_safe)
+    document.add_paragraph(fact(xml_safe))
     document.save(folder / "evil.docx")
-    latin = EVIL.replace("\u202e", "")  # a PDF string of single bytes
-    bombs._pdf(folder / "evil.pdf", [f"BT /F1 12 Tf 72 720 Td ({BODY} {latin}) Tj ET\n".encode("latin-1")])
+    bombs._pdf(folder / "evil.pdf", [f"BT /F1 12 Tf 72 720 Td ({fact(latin)}) Tj ET\n".encode("latin-1")])
     (folder / "evil.rss").write_text('<?xml version="1.0"?><rss version="2.0"><channel><title>W</title>'
-                                     f"<item><title>Harbour {EVIL}</title><description>&lt;p&gt;{BODY} "
-                                     f"{EVIL}&lt;/p&gt;</description></item></channel></rss>")
+                                     f"<item><title>Harbour {EVIL}</title><description>&lt;p&gt;"
+                                     f"{fact(EVIL)}&lt;/p&gt;</description></item></channel></rss>")
     return sorted(p for p in folder.iterdir() if p.name.startswith("evil."))
 
 
@@ -91,7 +95,8 @@ def test_json_output_escapes_controls_and_loses_nothing(evil_qa: qa.QA) -> None:
 
 @pytest.mark.slow
 def test_a_real_qa_search_prints_no_escape(real_copy: dict[str, str]) -> None:
-    (Path(real_copy["QA_SEEDS_DIR"]) / "evil.txt").write_text(f"Harbour {EVIL}\n\n{BODY}{EVIL}\n")
+    fact = f"The Quorvale harbour handled 73 ferries in March {EVIL}, its port office said."
+    (Path(real_copy["QA_SEEDS_DIR"]) / "evil.txt").write_text(f"Harbour {EVIL}\n\n{fact} {PAD}\n")
     out = subprocess.run([QA_BIN, "search", "Quorvale harbour ferries", "-k", "3"], env=real_copy,
                          capture_output=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
