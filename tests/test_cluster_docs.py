@@ -62,8 +62,9 @@ def _get(url: str, token: str | None) -> int:
 def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path: Path) -> None:
     port, home = free_port(), tmp_path / "home"
     home.mkdir()
+    cluster = LocalCluster()  # a short temp folder (socket paths); finds and kills what the commands start
     # The documented lines, with this test's own port, temp folder and side ports (none documented).
-    extra = (f" --temp-dir={tmp_path / 'ray'} --dashboard-port={free_port()} --disable-usage-stats"
+    extra = (f" --temp-dir={cluster.temp} --dashboard-port={free_port()} --disable-usage-stats"
              f" --ray-client-server-port={free_port()} --dashboard-agent-listen-port={free_port()}")
     lines = [line.replace("--port=6379", f"--port={port}") + (extra if line.startswith("ray start") else "")
              for line in _block((ROOT / "docs/cluster.md").read_text(), "### On one machine")]
@@ -72,7 +73,6 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
     script = "set -e\n" + "\n".join(lines) + "\nenv | grep '^RAY_' > ray.env\n"
     head = subprocess.Popen(["bash", "-c", script], cwd=tmp_path, env=env, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    cluster = LocalCluster()  # only to find and kill every process of the session above
     cluster.groups.append(head.pid)
     try:
         out, _ = head.communicate(timeout=300)
