@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import os
 import socket
+import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +46,8 @@ def connect(address: str) -> bool:
         return False
     _reachable(address)
     try:
-        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+        with _stderr_held():  # Ray's C++ client logs each retry there: a refusal would print 20 lines
+            ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     except Exception as exc:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError by version
         if any("AuthenticationError" in text or "InvalidAuthToken" in text for text in _chain(exc)):
             raise ClusterError(f"the Ray cluster at {address} wants its token, and this process has none "
@@ -51,6 +57,23 @@ def connect(address: str) -> bool:
         raise ClusterError(f"no Ray cluster at {address!r} ({reason}): start one with "
                            "`ray start --head`, then pass its address (or auto)") from None
     return True
+
+
+@contextlib.contextmanager
+def _stderr_held() -> Iterator[None]:
+    """Hold what is written to file descriptor 2 (C++ code writes there) during the block: shown
+    after it when it succeeds, dropped when it raises (the caller says what went wrong)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        held.seek(0)
+        os.write(2, held.read())
 
 
 def _chain(exc: BaseException | None) -> list[str]:
