@@ -35,6 +35,16 @@ def free_port() -> int:
 AUTH = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")
 
 
+def _reload_ray_auth() -> None:
+    """Make an already imported Ray read RAY_AUTH_* again (it caches them), as `ray start` does."""
+    if "ray._raylet" not in sys.modules:
+        return  # read when Ray is imported
+    from ray._raylet import AuthenticationTokenLoader, Config
+
+    Config.initialize("")
+    AuthenticationTokenLoader.instance().reset_cache()
+
+
 class LocalCluster:
     """`ray start --head` and `ray start --address` with one CPU each and token authentication;
     stop() ends them all and restores this process's environment."""
@@ -53,6 +63,7 @@ class LocalCluster:
         """Put the cluster's token in this process's environment (drivers and children read it)."""
         self._saved = {key: os.environ.get(key) for key in AUTH}
         os.environ.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": self.token})
+        _reload_ray_auth()
 
     def _ray(self, *args: str) -> None:
         """Run `ray start ...` in a new session; its daemons stay in that process group."""
@@ -133,6 +144,7 @@ class LocalCluster:
             else:
                 os.environ[key] = value
         self._saved = {}
+        _reload_ray_auth()
 
     def __enter__(self) -> LocalCluster:
         return self.start()
