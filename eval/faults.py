@@ -1,10 +1,13 @@
-"""Faults: `qa build` and an upload's build killed with SIGKILL at random moments, and a full disk.
+"""Faults: `qa build` and an upload's build killed with SIGKILL at random moments, a full disk, and
+files built to expand (compressed Word and PDF bombs, markup padding, a PDF slow to parse).
 
 After each kill the index must pass its checksum check and `qa ask` must answer with exact
 offsets; a killed upload must leave the articles and the index as they were, or hold the whole
-upload when the kill lands after it saved its file (while the process exits).
+upload when the kill lands after it saved its file (while the process exits). Each bomb must be
+refused by `qa add` with one line, in bounded memory, leaving both as they were, and a bomb
+dropped into the folder must stop `qa build` with one line while the old index stays in use.
 
-    .venv/bin/python -m eval faults [--publish]   # 10 build kills, 3 upload kills, full disk
+    .venv/bin/python -m eval faults [--publish]   # 10 build kills, 3 upload kills, full disk, bombs
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 QA = str(Path(sys.executable).parent / "qa")
 QUESTION = "How many Taliban prisoners will be released each day?"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import bombs  # noqa: E402
 
 from eval.paths import RUNS, eval_articles  # noqa: E402
 
@@ -173,6 +179,50 @@ def full_disk(root: Path, limit_bytes: int = 100_000, articles: int = 12) -> dic
     return {"exit_code": out.returncode, "stderr": lines[0], "old_index_in_use": True}
 
 
+# Runs a command and prints the peak resident memory of it and its children (the worker) in KB.
+_PEAK = ("import resource, subprocess, sys; code = subprocess.call(sys.argv[1:]); "
+         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(code)")
+BOMBS = {"docx_bomb": lambda d: bombs.docx_bomb(d, chars=190_000_000),  # the reviewer's 970 KB one
+         "pdf_bomb": lambda d: bombs.pdf_bomb(d, mb=10),
+         "docx_padding": lambda d: bombs.docx_padding(d, mb=60),
+         "pdf_slow": lambda d: bombs.pdf_slow(d, pages=40)}
+
+
+def _measured(cmd: list[str], root: Path) -> tuple[int, list[str], float, int]:
+    """(exit code, stderr lines, seconds, peak memory MB of the command and its worker)."""
+    began = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", _PEAK, *cmd], env=env_for(root), capture_output=True,
+                         text=True, timeout=900)
+    lines = out.stderr.strip().splitlines()
+    return out.returncode, lines[:-1], round(time.monotonic() - began, 1), int(lines[-1]) // 1024
+
+
+def expanding_files(root: Path) -> list[dict]:
+    """`qa add` of each bomb, then `qa build` with one in the folder: one line each, nothing changed."""
+    rows, folder = [], root / "bombs"
+    folder.mkdir(exist_ok=True)
+    for kind, make in BOMBS.items():
+        path = make(folder)
+        before = snapshot(root)
+        code, lines, seconds, peak = _measured([QA, "add", str(path)], root)
+        assert code == 2 and len(lines) == 1 and lines[0].startswith(f"Refused: {path.name}: "), (code, lines)
+        assert snapshot(root) == before, f"{kind} changed the articles or the index"
+        rows.append({"file": kind, "command": "qa add", "kb": round(path.stat().st_size / 1024),
+                     "exit_code": code, "seconds": seconds, "peak_mb": peak, "message": lines[0],
+                     "unchanged": True})
+    dropped = root / "seeds" / "dropped_bomb.docx"
+    shutil.copy(folder / "bomb.docx", dropped)
+    before = current_path(root / "index")
+    code, lines, seconds, peak = _measured([QA, "build"], root)
+    dropped.unlink()
+    assert code == 2 and len(lines) == 1 and "expands to more than" in lines[0], (code, lines)
+    assert current_path(root / "index") == before
+    load_index(root / "index")
+    rows.append({"file": "docx_bomb in seeds/", "command": "qa build", "kb": rows[0]["kb"], "exit_code": code,
+                 "seconds": seconds, "peak_mb": peak, "message": lines[0], "unchanged": True})
+    return rows
+
+
 def main() -> None:
     """Run every fault and write what happened."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -187,13 +237,14 @@ def main() -> None:
         builds = kill_builds(root, args.kills, build_s)
         uploads = kill_uploads(root, args.upload_kills)
         disk = full_disk(root)
+        expanding = expanding_files(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     result = {"build_s": round(build_s, 2), "build_kills": builds, "upload_kills": uploads, "full_disk": disk,
-              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+              "bombs": expanding, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
-    for row in builds + uploads:
+    for row in builds + uploads + expanding:
         print(row)
     print(disk["stderr"])
     print(f"written to {args.out}")

@@ -123,6 +123,10 @@ def load(folder: Path) -> str | None:
         disk = f["full_disk"]
         lines.append(f"- **Full disk**: exit code {disk['exit_code']}, "
                      f"old index in use: {disk['old_index_in_use']}; the message: ``{disk['stderr']}``")
+        for b in f.get("bombs", []):
+            lines.append(f"- **{b['file']}** ({b['kb']:,} KB), `{b['command']}`: exit code {b['exit_code']} "
+                         f"in {b['seconds']:.1f} s, peak memory {b['peak_mb']:,} MB, nothing changed; "
+                         f"``{b['message']}``")
     return "\n".join(lines) or None
 
 

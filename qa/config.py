@@ -105,6 +105,9 @@ class Config:
     # session (eval/load_bench.py): this bounds memory, at the cost of a chat's follow-up context
     # once this many other sessions came after its last turn.
     sessions: int = 500
+    # `qa serve --ray`: the bearer token every request must carry (Authorization: Bearer ...);
+    # without it the service answers only on a loopback address.
+    serve_token: str = ""
 
     def __post_init__(self) -> None:
         # Paths may be given as strings, as users write them: Config(seeds_dir="news").

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
-import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
@@ -13,11 +13,12 @@ from qa.answer import Answer
 from qa.articles import uploads
 from qa.articles.load import Article, folder_state, load_articles
 from qa.config import Config
+from qa.embedding import choose
 from qa.embedding.base import Embedder
-from qa.embedding.export import export_or_warn, export_path, float_path
+from qa.embedding.export import export_or_warn
 from qa.embedding.onnx_runtime import OnnxEmbedder, onnx_available
 from qa.embedding.pooling import can_pool
-from qa.embedding.transformer import SentenceTransformerEmbedder, get_embedder
+from qa.embedding.transformer import SentenceTransformerEmbedder
 from qa.errors import ArticleError, IndexProblem
 from qa.generation.generate import stream_answer
 from qa.index.build import BuildReport, build_index
@@ -51,22 +52,18 @@ class QA:
         self._index: Index | None = None
         self._seen: tuple | None = None  # the articles folder as last indexed (names, sizes, times)
         self._lock = threading.RLock()
+        # The articles folder's lock, always taken before _lock (uploads.FolderLock).
+        self._folder = uploads.FolderLock(self.config.index_dir)
 
     @property
     def embedder(self) -> Embedder:
         """The embedder that builds the index, loaded on first use."""
         if self._embedder is None:
-            exact = self._float_export()
-            self._embedder = (OnnxEmbedder(self.config.model, os.cpu_count() or 1, exact) if exact
-                              else get_embedder(self.config.model))
+            self._embedder = choose.build_embedder(self.config)
         return self._embedder
 
     def _float_export(self) -> Path | None:
-        """The float32 ONNX export that builds without torch, when it applies and exists."""
-        if not (self._own_embedder and self.config.onnx_build and onnx_available(self.config.model)):
-            return None
-        path = float_path(self.config.cache_dir)
-        return path if path.is_file() else None
+        return choose.float_export(self.config) if self._own_embedder else None
 
     @property
     def query_embedder(self) -> Embedder:
@@ -75,14 +72,8 @@ class QA:
 
     def _query_embedder_for(self, index: Index) -> Embedder:
         if self._query_embedder is None:
-            meta = index.meta
-            # Both embedders of the packaged model give its exact vectors (ST or the float export).
-            if (self._own_embedder and self.config.onnx_queries and onnx_available(meta["model"])
-                    and meta["embedder"] in {SentenceTransformerEmbedder.__name__, OnnxEmbedder.__name__}):
-                self._query_embedder = OnnxEmbedder(meta["model"], self.config.onnx_threads,
-                                                    export_path(self.config.cache_dir))
-            else:
-                self._query_embedder = self.embedder
+            own = choose.query_embedder(self.config, index.meta) if self._own_embedder else None
+            self._query_embedder = own or self.embedder
         return self._query_embedder
 
     def _settings(self) -> dict:
@@ -102,8 +93,9 @@ class QA:
         """Bring the index up to date with the articles, embedding only what changed.
 
         ``then`` runs as soon as the new index is on disk, before it is loaded to answer from.
+        The folder is read under its lock, so an upload in another process is seen whole or not at all.
         """
-        with self._lock:
+        with self._folder if articles is None else contextlib.nullcontext(), self._lock:
             if articles is None:
                 self._seen = folder_state(self.config.seeds_dir)
             if self._own_embedder and onnx_available(self.config.model) and (
@@ -129,7 +121,8 @@ class QA:
         state = folder_state(self.config.seeds_dir)
         if state == self._seen:
             return None
-        with self._lock:
+        with self._folder, self._lock:
+            state = folder_state(self.config.seeds_dir)
             if self._index is None or state == self._seen:
                 _ = self.index  # loading checks the folder anyway
                 return None
@@ -155,7 +148,7 @@ class QA:
         index = self._index  # no lock once loaded: pages render while an upload builds
         if index is not None:
             return index
-        with self._lock:
+        with self._folder, self._lock:
             if self._index is None:
                 self._index = self._open()
             return self._index
@@ -166,7 +159,7 @@ class QA:
         try:
             index = load_index(self.config.index_dir)
         except IndexProblem as exc:
-            log.warning("%s; building it now", exc)
+            log.warning("%s; rebuilding it now", exc.problem)
             self.build(force=True)
             return self._index or load_index(self.config.index_dir)
         articles = self._load()
@@ -231,7 +224,7 @@ class QA:
         filename = uploads.safe_name(name)
         new = uploads.check_upload(filename, data)
         folder, target = self.config.seeds_dir, self.config.seeds_dir / filename
-        with uploads.upload_lock(self.config.index_dir):
+        with self._folder:
             uploads.clean_staged(folder)
             uploads.refuse_existing(target)
             articles = uploads.room_for(folder, filename, new, self.config.max_articles, self._load)

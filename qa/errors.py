@@ -14,6 +14,10 @@ class ArticleError(QAError):
 class IndexProblem(QAError):
     """The index is missing, corrupt, or does not match the articles or settings."""
 
+    def __init__(self, problem: str, fix: str | None = None) -> None:
+        super().__init__(f"{problem}: {fix}" if fix else problem)
+        self.problem = problem  # what is wrong, without the advice (for a build already fixing it)
+
 
 class ModelProblem(QAError):
     """The reader's language model is not installed, or its file is truncated or corrupt."""

@@ -88,3 +88,11 @@ def real_qa(tmp_path_factory: pytest.TempPathFactory, real_runtime) -> Iterator[
         os.environ.pop("QA_CACHE_DIR", None)
     else:
         os.environ["QA_CACHE_DIR"] = before
+
+
+@pytest.fixture
+def real_copy(real_qa: QA, tmp_path: Path) -> dict[str, str]:
+    """The environment of a `qa` process over a copy of the real seeds and their built index."""
+    shutil.copytree(real_qa.config.seeds_dir, tmp_path / "seeds")
+    shutil.copytree(real_qa.config.index_dir, tmp_path / "index", symlinks=True)
+    return {**os.environ, "QA_SEEDS_DIR": str(tmp_path / "seeds"), "QA_INDEX_DIR": str(tmp_path / "index")}

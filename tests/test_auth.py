@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from qa.surfaces.auth import (
     read_auth_file,
 )
 from qa.surfaces.cli import main
+from qa.surfaces.throttle import FREE, FREE_ADDRESS, MAX_LOCK, Throttle
 
 SEEDS = Path(__file__).parent.parent / "seeds"
 CHROMIUM = "/usr/bin/chromium"
@@ -71,6 +73,46 @@ def test_make_auth_checks_both_sources(tmp_path: Path) -> None:
     assert check is not None
     assert check("alice", "pw-alice") and check("carol", "pw-carol")
     assert not check("alice", "pw-carol") and not check("carol", "pw-alice") and not check("eve", "x")
+
+
+def test_every_check_costs_one_scrypt_whoever_the_user(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001
+    """Plain passwords are hashed at start-up: a known name and an unknown one cost the same."""
+    users = tmp_path / "users.txt"
+    users.write_text(f"carol:{hash_password('pw-carol')}\n")
+    check = make_auth(qa.Config(auth="alice:pw-alice", auth_file=str(users)))
+    assert check is not None
+    calls: list[int] = []
+    real = hashlib.scrypt
+    monkeypatch.setattr(hashlib, "scrypt", lambda *a, **k: calls.append(1) or real(*a, **k))
+    cases = (("alice", "pw-alice", True), ("alice", "wrong", False), ("carol", "wrong", False),
+             ("nobody", "pw-alice", False), ("", "", False))
+    for user, password, ok in cases:
+        calls.clear()
+        assert check(user, password) is ok
+        assert len(calls) == 1, (user, password)
+    assert "pw-alice" not in repr(check.__closure__)  # only its hash is kept
+
+
+def test_the_throttle_locks_names_and_addresses_with_doubling_waits() -> None:
+    now = [0.0]
+    gate = Throttle(clock=lambda: now[0])
+    keys = ("user 'alice'", "address 10.0.0.9")
+    assert [gate.failed(keys) for _ in range(FREE)] == [0.0] * FREE
+    assert gate.locked(keys) == (0.0, False)
+    assert gate.failed(keys) == 2.0 and gate.locked(keys) == (2.0, True)
+    assert gate.locked(keys)[1] is False  # the first refusal of a lock is the one logged
+    now[0] += 2.0
+    assert gate.locked(keys)[0] == 0.0 and gate.failed(keys) == 4.0
+    gate.succeeded(keys[0])  # the name is cleared; the address keeps its count
+    assert gate.locked(("user 'alice'",))[0] == 0.0
+    # A spray of names from one address: each name is fresh, the address has failed 7 times so far.
+    assert all(gate.failed((f"user 'u{n}'", keys[1])) == 0.0 for n in range(FREE_ADDRESS - FREE - 2))
+    assert gate.failed(("user 'z'", keys[1])) == 2.0  # more than FREE_ADDRESS from the address
+    for _ in range(40):
+        lock = gate.failed(("user 'eve'",))
+    assert lock == MAX_LOCK
+    now[0] += 10_000  # quiet for longer than FORGET: failures are forgotten
+    assert gate.failed(("user 'eve'",)) == 0.0
 
 
 def test_hash_password_command_makes_a_usable_line(tmp_path: Path) -> None:
@@ -180,7 +222,7 @@ def test_uploads_need_the_right(signed: tuple[str, qa.QA], tmp_path: Path) -> No
     article = tmp_path / "rights_test.txt"
     article.write_text("Harbour Notes\n\nThe Tollby harbour handled 73 ferries in March.\n")
     bob = Client(url, auth=("bob", USERS["bob"]), verbose=False)
-    with pytest.raises(Exception, match="Uploads are off for you"):
+    with pytest.raises(Exception, match="403 Forbidden"):  # the file never reaches the server
         bob.predict(handle_file(str(article)), api_name="/upload")
     assert not (engine.config.seeds_dir / "rights_test.txt").exists()
     alice = Client(url, auth=("alice", USERS["alice"]), verbose=False)

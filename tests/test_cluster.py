@@ -190,8 +190,13 @@ def test_a_rerun_embeds_only_new_or_changed_articles(cluster, corpus, tmp_path):
                                          if c.source in {rows[0]["id"], rows[last]["id"]})
 
 
-def _call(url: str, body: bytes | None = None) -> tuple[int, dict]:
-    request = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET")
+TOKEN = "t0ken-" + "a" * 58
+
+
+def _call(url: str, body: bytes | None = None, token: str | None = TOKEN) -> tuple[int, dict]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET",
+                                     headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=60) as reply:
             return reply.status, json.loads(reply.read())
@@ -199,11 +204,34 @@ def _call(url: str, body: bytes | None = None) -> tuple[int, dict]:
         return exc.code, json.loads(exc.read() or b"{}")
 
 
+def _rss_mb(pid: int) -> float:
+    line = next(ln for ln in Path(f"/proc/{pid}/status").read_text().splitlines() if ln.startswith("VmRSS:"))
+    return int(line.split()[1]) / 1024
+
+
+def _post_chunked(url: str, megabytes: int) -> int:
+    """POST megabytes of body in chunks (no Content-Length); the status, or 0 if the server hung up."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
+    try:
+        connection.request("POST", parts.path, body=(b"x" * 1_000_000 for _ in range(megabytes)),
+                           headers={"Authorization": f"Bearer {TOKEN}"}, encode_chunked=True)
+        return connection.getresponse().status
+    except OSError:
+        return 0
+    finally:
+        connection.close()
+
+
 def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustered):
     port = free_port()
     qa = Path(sys.executable).with_name("qa")
     server = subprocess.Popen([str(qa), "--index", str(clustered), "serve", "--ray", cluster.address,
                                "--replicas", "2", "--port", str(port)],
+                              env={**os.environ, "QA_SERVE_TOKEN": TOKEN},
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     ask = json.dumps({"question": TALIBAN}).encode()
@@ -222,6 +250,8 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
         assert any(line.startswith("Serving") for line in lines), "".join(lines)[-2000:]
         status, answer = _call(url + "/ask", ask)
         assert status == 200 and answer["answered"] and "100" in answer["text"]
+        assert _call(url + "/ask", ask, token=None)[0] == 401
+        assert _call(url + "/health", token="nope")[0] == 401
         status, found = _call(url + "/search", json.dumps({"question": "prisoner release", "k": 3}).encode())
         assert status == 200 and len(found["passages"]) == 3
         for body, code in [(b"{not json", 400), (b'{"question": 3}', 400), (b"[1]", 400),
@@ -229,11 +259,17 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
             status, error = _call(url + "/search", body)
             assert status == code and list(error) == ["error"] and "\n" not in error["error"]
         assert _call(url + "/nowhere")[0] == 404
+        assert _call(url + "/search", b"[" * 30_000 + b"]" * 30_000)[0] == 400  # nested too deeply
         replicas = _worker_pids(cluster, "ServeReplica:qa:QAService")
         while time.monotonic() < deadline and len(replicas) < 2:
             time.sleep(1)
             replicas = _worker_pids(cluster, "ServeReplica:qa:QAService")
         assert len(replicas) == 2, replicas
+        before = {pid: _rss_mb(pid) for pid in replicas}
+        assert _post_chunked(url + "/ask", 300) in (413, 0)  # 300 MB: refused at 64 KB
+        grew = max(_rss_mb(pid) - before[pid] for pid in replicas)
+        print(f"replica memory after a 300 MB body: +{grew:.0f} MB")
+        assert grew < 50, grew
         os.kill(replicas[0], signal.SIGKILL)
         answered = 0
         deadline = time.monotonic() + 120
@@ -257,6 +293,7 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
 
 
 @pytest.mark.parametrize("args, message", [
+    (["serve", "--ray", "auto", "--host", "0.0.0.0"], "set QA_SERVE_TOKEN"),
     (["build", "--corpus", "seeds"], "--corpus is read on a Ray cluster: add --ray ADDRESS"),
     (["build", "--ray", "localhost"], "--ray 'localhost' is not HOST:PORT or auto"),
     (["build", "--ray", f"127.0.0.1:{free_port()}"], "no Ray cluster at 127.0.0.1:"),

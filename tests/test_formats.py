@@ -3,6 +3,7 @@ the stored extractions, date filters and the most recent answer first (fake embe
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -38,6 +39,24 @@ def test_a_word_file_gives_paragraphs_and_core_properties(tmp_path: Path) -> Non
     assert "\n\n\n" not in article.text  # the empty paragraph is dropped
     assert (article.title, article.author, article.date) == ("Prisoner release briefing", "Kabul desk",
                                                              "2020-03-12")
+
+
+def test_a_word_file_without_core_properties_is_titled_from_its_text(tmp_path: Path) -> None:
+    import zipfile
+
+    source = files.word(tmp_path)
+    bare = tmp_path / "bare.docx"
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(bare, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            data = old.read(info.filename)
+            if info.filename == "docProps/core.xml":
+                continue
+            if info.filename == "_rels/.rels":  # drop the relationship to the core properties too
+                data = re.sub(rb'<Relationship [^>]*core-properties"[^>]*/>', b"", data)
+            new.writestr(info, data)
+    [article] = one(bare)
+    assert article.title == "Briefing on the prisoner release"
+    assert article.author is None and article.date is None
 
 
 @pytest.mark.parametrize("make", [files.rss, files.atom])
@@ -135,7 +154,7 @@ def test_a_rebuild_does_not_extract_unchanged_files_again(tmp_path: Path, monkey
     first = load_articles(seeds, cache)
     assert len(list(cache.glob("*.json"))) == 2
 
-    def boom(name: str, data: bytes) -> list[qa.Article]:
+    def boom(name: str, data: bytes, *_: object) -> list[qa.Article]:
         raise AssertionError(f"{name} extracted again")
 
     monkeypatch.setattr(article_load, "articles_from_bytes", boom)

@@ -60,11 +60,15 @@ def test_corrupt_file_is_refused_with_the_fix(fake_qa: QA) -> None:
         load_index(fake_qa.config.index_dir)
 
 
-def test_engine_rebuilds_a_corrupt_index(fake_qa: QA, fake_embedder) -> None:
+def test_engine_rebuilds_a_corrupt_index(fake_qa: QA, fake_embedder, caplog) -> None:  # noqa: ANN001
     fake_qa.build()
     (current_path(fake_qa.config.index_dir) / "sentences.json").write_text("{not json")
     engine = QA(fake_qa.config, embedder=fake_embedder)
-    assert engine.retrieve("harbour bridge repairs")[0].source == "alpha.txt"
+    with caplog.at_level("WARNING", logger="qa.engine"):
+        assert engine.retrieve("harbour bridge repairs")[0].source == "alpha.txt"
+    # It says what it found and that it is fixing it, not to run what it already runs.
+    assert [r.getMessage() for r in caplog.records] == [
+        "index file sentences.json is missing or corrupt; rebuilding it now"]
 
 
 def test_missing_index_message(tmp_path) -> None:

@@ -230,7 +230,8 @@ def test_questions_at_once_are_all_read_and_exact(tiny_config: Config, fake_embe
 
     runtime = FakeRuntime(lambda m: "40,000" if "cars" in m[1]["content"] else "Jane Porter", delay=0.05)
     engine = QA(tiny_config.replace(reader="lm", reader_slots=3), embedder=fake_embedder, runtime=runtime)
-    questions = ["How many cars cross the bridge every day?", "Who said the library would hold 80,000 books?"] * 4
+    questions = ["How many cars cross the bridge every day?",
+                 "Who said the library would hold 80,000 books?"] * 4
     with ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(lambda q: engine.answer(q, user=q[:3]), questions))
     for question, answer in zip(questions, answers, strict=True):
@@ -244,7 +245,8 @@ def test_a_waiting_question_says_where_it_is_in_line(tiny_config: Config, fake_e
     runtime = FakeRuntime("40,000", delay=0.6)
     engine = QA(tiny_config.replace(reader="lm"), embedder=fake_embedder, runtime=runtime)
     engine.build()
-    busy = threading.Thread(target=engine.answer, args=("How many cars cross the bridge?",), kwargs={"user": "a"})
+    busy = threading.Thread(target=engine.answer, args=("How many cars cross the bridge?",),
+                            kwargs={"user": "a"})
     busy.start()
     while not runtime.requests:
         threading.Event().wait(0.01)

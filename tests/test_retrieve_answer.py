@@ -58,3 +58,15 @@ def test_follow_up_uses_the_previous_turn(fake_qa: QA) -> None:
     follow = fake_qa.answer("What will she build?", history=[("Who said ...", first)])
     assert "Jane Porter" in follow.query
     assert follow.citations[0].source == "beta.txt"
+
+
+def test_history_may_be_earlier_questions_alone(fake_qa: QA) -> None:
+    earlier = "How many cars cross the harbour bridge?"
+    first = fake_qa.answer(earlier)
+    follow_up = "When will it be repaired?"
+    for history in ([earlier], [(earlier, first)], [[earlier, first.text]]):
+        assert fake_qa.answer(follow_up, history=history).query != follow_up  # resolved with the bridge
+    for bad in ([5], [("a", "b", "c")], [None]):
+        with pytest.raises(ValueError, match="history items must be") as err:
+            fake_qa.answer("When will it be repaired?", history=bad)
+        assert "\n" not in str(err.value)

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import bombs
 import pytest
 from net import serving
 
@@ -168,6 +169,18 @@ def test_two_concurrent_uploads_are_both_indexed(open_server: tuple[str, qa.QA],
     answer = client.predict("How many passengers did the Tollby2 ferry carry on its first crossing?",
                             api_name="/ask")
     assert answer["answered"] and "402" in answer["text"]
+
+
+@pytest.mark.slow
+def test_a_compressed_bomb_upload_is_refused_at_once(open_server: tuple[str, qa.QA], tmp_path: Path) -> None:
+    from gradio_client import Client, handle_file
+
+    url, engine = open_server
+    before = _state(engine)
+    bomb = bombs.docx_bomb(tmp_path, chars=50_000_000)
+    status = Client(url, verbose=False).predict(handle_file(str(bomb)), api_name="/upload")[0]
+    assert "Not added: bomb.docx: expands to more than 1,000,000 characters" in status
+    assert _state(engine) == before
 
 
 @pytest.mark.slow

@@ -10,9 +10,10 @@ import secrets
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from qa.articles.bounded import Worker, convert
 from qa.articles.converters import Extracted
 from qa.articles.converters.plain import decode, normalize_text  # noqa: F401 - re-exported
-from qa.articles.converters.registry import EXTRACTED, SUFFIXES, VERSION, converter
+from qa.articles.converters.registry import EXTRACTED, SUFFIXES, VERSION
 from qa.errors import ArticleError
 
 log = logging.getLogger(__name__)
@@ -60,9 +61,10 @@ def to_article(name: str, found: Extracted) -> Article | None:
     return Article(source, title, found.text, digest, **meta)
 
 
-def articles_from_bytes(name: str, data: bytes) -> list[Article]:
-    """Every article in a file's bytes (one, or one per feed entry); ArticleError when it gives none."""
-    return [a for found in converter(name)(name, data) if (a := to_article(name, found)) is not None]
+def articles_from_bytes(name: str, data: bytes, worker: Worker | None = None) -> list[Article]:
+    """Every article in a file's bytes (one, or one per feed entry), converted under the limits of
+    qa/articles/bounded.py; ArticleError when it gives none or breaks a limit."""
+    return [a for found in convert(name, data, worker) if (a := to_article(name, found)) is not None]
 
 
 def article_from_bytes(name: str, data: bytes) -> Article | None:
@@ -104,12 +106,12 @@ def folder_state(seeds_dir: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(sorted(state))
 
 
-def _extract(name: str, data: bytes, cache_dir: Path | None, used: set[str]) -> list[Article]:
+def _extract(name: str, data: bytes, cache_dir: Path | None, used: set[str], worker: Worker) -> list[Article]:
     """A file's articles, from the stored extraction when this exact file was extracted before."""
     if not data.strip():
         return []
     if cache_dir is None or Path(name).suffix.lower() not in EXTRACTED:
-        return articles_from_bytes(name, data)
+        return articles_from_bytes(name, data, worker)
     key = f"{hashlib.sha256(data).hexdigest()}-{VERSION}.json"
     used.add(key)
     stored = cache_dir / key
@@ -117,7 +119,7 @@ def _extract(name: str, data: bytes, cache_dir: Path | None, used: set[str]) -> 
         return [Article(**{**a, "source": name + a["source"]}) for a in json.loads(stored.read_text("utf-8"))]
     except (OSError, ValueError, TypeError, KeyError):
         pass
-    articles = articles_from_bytes(name, data)
+    articles = articles_from_bytes(name, data, worker)
     cache_dir.mkdir(parents=True, exist_ok=True)
     # Sources are stored relative to the file name, so a renamed file still reuses its extraction.
     rows = [{**asdict(a), "source": a.source[len(name):]} for a in articles]
@@ -133,12 +135,13 @@ def load_articles(seeds_dir: Path, cache_dir: Path | None = None) -> list[Articl
     # by the file's hash) and reused while the file is unchanged.
     articles: list[Article] = []
     used: set[str] = set()
-    for path in article_files(seeds_dir):
-        name = path.relative_to(seeds_dir).as_posix()
-        found = _extract(name, path.read_bytes(), cache_dir, used)
-        if not found:
-            log.warning("%s: empty article, skipped", name)
-        articles.extend(found)
+    with Worker() as worker:  # one conversion worker for the whole folder, started when needed
+        for path in article_files(seeds_dir):
+            name = path.relative_to(seeds_dir).as_posix()
+            found = _extract(name, path.read_bytes(), cache_dir, used, worker)
+            if not found:
+                log.warning("%s: empty article, skipped", name)
+            articles.extend(found)
     if cache_dir is not None and cache_dir.is_dir():
         for stale in cache_dir.glob("*.json"):
             if stale.name not in used:

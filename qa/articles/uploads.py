@@ -7,6 +7,7 @@ import errno
 import os
 import re
 import secrets
+import threading
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -92,9 +93,39 @@ def refuse_existing(target: Path) -> None:
         raise ArticleError(f"{target.name}: {kind} with this name already exists; rename the file")
 
 
-def upload_lock(folder: Path) -> contextlib.AbstractContextManager[None]:
-    """One upload at a time per folder, across threads and processes."""
-    return file_lock(folder / ".uploads.lock")
+class FolderLock:
+    """The articles folder held still, across threads and processes: an upload holds it from its
+    checks until its file is published, a build from reading the folder until its index is written.
+
+    Re-entrant within a thread (a build inside an upload takes it again); other threads wait.
+    """
+
+    def __init__(self, index_dir: Path) -> None:
+        self.path = index_dir / ".uploads.lock"
+        self._guard = threading.RLock()
+        self._depth = 0
+        self._held: contextlib.AbstractContextManager[None] | None = None
+
+    def __enter__(self) -> None:
+        self._guard.acquire()
+        if self._depth == 0:
+            try:
+                held = file_lock(self.path)
+                held.__enter__()
+            except BaseException:
+                self._guard.release()
+                raise
+            self._held = held
+        self._depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self._depth -= 1
+        try:
+            if self._depth == 0 and self._held is not None:
+                held, self._held = self._held, None
+                held.__exit__(None, None, None)
+        finally:
+            self._guard.release()
 
 
 def stage(folder: Path, data: bytes) -> Path:

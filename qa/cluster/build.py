@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import os
 import socket
+import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from qa.articles.load import Article
+from qa.articles.uploads import FolderLock
 from qa.cluster.corpus import Corpus, ray_module, read_corpus
 from qa.cluster.shards import SHARD_ROWS, reuse, write_shards
 from qa.cluster.worker import ArticleWorker, Piece, Settings, unpack
@@ -40,12 +46,43 @@ def connect(address: str) -> bool:
         return False
     _reachable(address)
     try:
-        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+        with _stderr_held():  # Ray's C++ client logs each retry there: a refusal would print 20 lines
+            ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     except Exception as exc:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError by version
+        if any("AuthenticationError" in text or "InvalidAuthToken" in text for text in _chain(exc)):
+            raise ClusterError(f"the Ray cluster at {address} wants its token, and this process has none "
+                               "or another: export RAY_AUTH_MODE=token and the cluster's token "
+                               "(RAY_AUTH_TOKEN, or ~/.ray/auth_token); see docs/cluster.md") from None
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
         raise ClusterError(f"no Ray cluster at {address!r} ({reason}): start one with "
                            "`ray start --head`, then pass its address (or auto)") from None
     return True
+
+
+@contextlib.contextmanager
+def _stderr_held() -> Iterator[None]:
+    """Hold what is written to file descriptor 2 (C++ code writes there) during the block: shown
+    after it when it succeeds, dropped when it raises (the caller says what went wrong)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        held.seek(0)
+        os.write(2, held.read())
+
+
+def _chain(exc: BaseException | None) -> list[str]:
+    """The type and message of an exception and of each one it came from."""
+    texts: list[str] = []
+    while exc is not None and len(texts) < 10:
+        texts.append(f"{type(exc).__name__}: {exc}")
+        exc = exc.__cause__ or exc.__context__
+    return texts
 
 
 def _reachable(address: str) -> None:
@@ -73,10 +110,11 @@ def build_on_ray(config: Config, address: str, corpus_path: Path | None = None, 
         export = float_path(config.cache_dir)
         if not export.is_file():
             raise ClusterError(f"the ONNX export {export} is missing: run `qa build` once on this machine")
-        corpus = read_corpus(corpus_path or config.seeds_dir)
         settings = Settings(config.model, export.resolve(), config.nlp, config.chunk_size,
                             config.chunk_overlap)
-        return _build(config, corpus, settings, force, workers, progress, shard_rows, began)
+        with FolderLock(config.index_dir):  # no upload lands between reading the folder and writing the index
+            corpus = read_corpus(corpus_path or config.seeds_dir)
+            return _build(config, corpus, settings, force, workers, progress, shard_rows, began)
     finally:
         if joined:
             ray_module().shutdown()

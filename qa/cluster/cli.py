@@ -63,10 +63,14 @@ def build_on_cluster(config: Config, address: str | None, corpus: str | None, fo
 def serve(ctx: click.Context, address: str, replicas: int, host: str, port: int) -> None:
     """Answer over HTTP from a Ray cluster: POST /ask, POST /search, GET /health.
 
+    With QA_SERVE_TOKEN set, every request must carry it (Authorization: Bearer TOKEN); without
+    it, only a loopback --host is allowed.
+
     \b
     Examples:
       qa serve --ray auto --replicas 2
       curl -s localhost:8000/ask -d '{"question": "Who is the Taliban spokesman?"}'
+      QA_SERVE_TOKEN=$(openssl rand -hex 32) qa serve --ray auto --host 0.0.0.0
     """
     from qa.cluster.serve import start_service, stop_service
 
@@ -75,7 +79,8 @@ def serve(ctx: click.Context, address: str, replicas: int, host: str, port: int)
         url = start_service(ctx.obj["config"], address, replicas, host, port)
     except (QAError, ValueError) as exc:
         raise ClusterUserError(str(exc)) from None
-    click.echo(f"Serving {replicas} replica(s) at {url} (POST /ask, POST /search, GET /health); "
+    token = " with a bearer token (QA_SERVE_TOKEN)" if ctx.obj["config"].serve_token else ""
+    click.echo(f"Serving {replicas} replica(s) at {url}{token} (POST /ask, POST /search, GET /health); "
                "Ctrl-C stops.", err=True)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())

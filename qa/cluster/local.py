@@ -1,13 +1,18 @@
-"""A real Ray cluster on this machine: a head node and worker nodes on 127.0.0.1, for tests and benchmarks.
+"""A real Ray cluster on this machine: a head node and worker nodes, for tests and benchmarks.
 
-Each node is started with `ray start` in a session of its own, so stopping kills exactly the
-processes it started (by process group), never another user's Ray on the same machine.
+Token authentication is on (RAY_AUTH_MODE=token, a fresh random token per cluster, set in this
+process's environment while the cluster runs, so drivers here and the processes they start
+connect). Ray 2.60 listens on every interface for a cluster that takes worker nodes, whatever
+--node-ip-address says: the token is what keeps others from running code on it. Each node is
+started with `ray start` in a session of its own, so stopping kills exactly the processes it
+started (by process group), never another user's Ray on the same machine.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -27,8 +32,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+AUTH = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")
+
+
+def _reload_ray_auth() -> None:
+    """Make an already imported Ray read RAY_AUTH_* again (it caches them), as `ray start` does."""
+    if "ray._raylet" not in sys.modules:
+        return  # read when Ray is imported
+    from ray._raylet import AuthenticationTokenLoader, Config
+
+    Config.initialize("")
+    AuthenticationTokenLoader.instance().reset_cache()
+
+
 class LocalCluster:
-    """`ray start --head` and `ray start --address` on 127.0.0.1 with one CPU each; stop() ends them all."""
+    """`ray start --head` and `ray start --address` with one CPU each and token authentication;
+    stop() ends them all and restores this process's environment."""
 
     def __init__(self, cpus_per_node: int = 1) -> None:
         self.cpus = cpus_per_node
@@ -37,6 +56,14 @@ class LocalCluster:
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.groups: list[int] = []
+        self.token = secrets.token_hex(32)
+        self._saved: dict[str, str | None] = {}
+
+    def _authenticate(self) -> None:
+        """Put the cluster's token in this process's environment (drivers and children read it)."""
+        self._saved = {key: os.environ.get(key) for key in AUTH}
+        os.environ.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": self.token})
+        _reload_ray_auth()
 
     def _ray(self, *args: str) -> None:
         """Run `ray start ...` in a new session; its daemons stay in that process group."""
@@ -54,6 +81,7 @@ class LocalCluster:
 
     def start(self) -> LocalCluster:
         """Start the head node."""
+        self._authenticate()
         self._ray("--head", f"--port={self.port}", f"--temp-dir={self.temp}", "--include-dashboard=false",
                   f"--ray-client-server-port={free_port()}", f"--dashboard-port={free_port()}")
         return self
@@ -110,6 +138,13 @@ class LocalCluster:
                 pass
         self.groups.clear()
         shutil.rmtree(self.temp, ignore_errors=True)
+        for key, value in self._saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        self._saved = {}
+        _reload_ray_auth()
 
     def __enter__(self) -> LocalCluster:
         return self.start()

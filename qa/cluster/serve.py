@@ -6,6 +6,9 @@ on one node share those pages in the OS cache instead of each holding a copy.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import ipaddress
 import json
 import logging
 import os
@@ -34,13 +37,37 @@ class BadRequest(Exception):
         self.status = status
 
 
+def token_digest(token: str) -> str:
+    """What replicas keep of the bearer token: its SHA-256, never the token itself."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest() if token else ""
+
+
+def authorized(header: str | None, digest: str) -> bool:
+    """True when no token is set, or the Authorization header carries it (constant-time compare)."""
+    if not digest:
+        return True
+    scheme, _, token = (header or "").partition(" ")
+    return hmac.compare_digest(token_digest(token.strip()) if scheme.lower() == "bearer" else "", digest)
+
+
+def is_loopback(host: str) -> bool:
+    """True for addresses only this machine can reach (127.0.0.0/8, ::1, localhost)."""
+    if host.strip().lower() in {"localhost", "localhost.localdomain"}:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 class QAService:
     """One Serve replica: the engine over the index folder, and the three routes."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, token: str = "") -> None:
         from qa.engine import QA
         from qa.index.load import load_index
 
+        self.token = token  # the SHA-256 of QA_SERVE_TOKEN ("" when none is set)
         self.engine = QA(config)
         # Serve what is built, as it is: a replica never builds (the corpus may live elsewhere).
         self.engine._swap(load_index(config.index_dir))
@@ -49,8 +76,19 @@ class QAService:
     async def __call__(self, request):  # noqa: ANN001, ANN204 - starlette Request in, JSONResponse out
         from starlette.responses import JSONResponse
 
-        body = await request.body()
-        status, payload = self.respond(request.method, request.url.path, body)
+        if not authorized(request.headers.get("authorization"), self.token):
+            return JSONResponse({"error": "no valid token: send Authorization: Bearer <QA_SERVE_TOKEN>"},
+                                status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        length = request.headers.get("content-length", "")
+        too_big = JSONResponse({"error": f"the body is over {MAX_BODY // 1024} KB"}, status_code=413)
+        if length.isdigit() and int(length) > MAX_BODY:
+            return too_big
+        body = bytearray()
+        async for chunk in request.stream():  # never more than MAX_BODY in memory, whatever is sent
+            body += chunk
+            if len(body) > MAX_BODY:
+                return too_big
+        status, payload = self.respond(request.method, request.url.path, bytes(body))
         return JSONResponse(payload, status_code=status)
 
     def respond(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
@@ -96,6 +134,8 @@ def parse(body: bytes) -> dict:
         request = json.loads(body or b"null")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise BadRequest(400, f"the body is not JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
+    except RecursionError:
+        raise BadRequest(400, "the body's JSON is nested too deeply") from None
     if not isinstance(request, dict):
         raise BadRequest(400, 'the body must be a JSON object such as {"question": "..."}')
     return request
@@ -126,6 +166,11 @@ def start_service(config: Config, address: str, replicas: int, host: str, port: 
     """Deploy the service on the cluster (replacing an earlier one) and return its URL."""
     from qa.index.load import load_index
 
+    if not config.serve_token and not is_loopback(host):
+        raise QAError(f"--host {host} would answer anyone who can reach it: set QA_SERVE_TOKEN to a long "
+                      "random token (clients send Authorization: Bearer <token>), or serve on 127.0.0.1")
+    token, config = token_digest(config.serve_token), config.replace(serve_token="")  # replicas get the hash
+
     load_index(config.index_dir)  # a missing or damaged index is a one-line error here, not in replicas
     # Replicas run in other folders, maybe on other nodes: every path absolute.
     config = config.replace(**{k: Path(getattr(config, k)).resolve()
@@ -144,7 +189,7 @@ def start_service(config: Config, address: str, replicas: int, host: str, port: 
         ray_actor_options={"num_cpus": 1}, health_check_period_s=2, health_check_timeout_s=30,
         max_ongoing_requests=8,
     )
-    serve.run(deployment.bind(config), name=APP, route_prefix="/", blocking=False)
+    serve.run(deployment.bind(config, token), name=APP, route_prefix="/", blocking=False)
     return f"http://{host}:{port}"
 
 

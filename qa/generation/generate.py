@@ -19,6 +19,7 @@ from qa.index.load import Index
 from qa.llm.runtime import Runtime
 from qa.passage import Passage
 from qa.reading.compose import Answerer
+from qa.retrieval.followup import turns
 from qa.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ def build_messages(query: str, passages: Sequence[Passage],
                    history: Sequence[object] | None = None) -> list[dict[str, str]]:
     """Chat messages: the instructions, recent turns, then the numbered passages and the question."""
     messages = [{"role": "system", "content": SYSTEM}]
-    for question, answer in list(history or [])[-HISTORY_TURNS:]:  # type: ignore[misc]
+    for question, answer in turns(history)[-HISTORY_TURNS:]:
         text = getattr(answer, "text", answer)
         if isinstance(text, str):
             # Old markers point at old citations; they would only confuse the new numbering.

@@ -103,17 +103,17 @@ def load_index(index_dir: Path, verify: bool = True) -> Index:
 
     path = current_path(index_dir)
     if path is None or not (path / "meta.json").is_file():
-        raise IndexProblem(f"no index in {index_dir}/: run `qa build`")
+        raise IndexProblem(f"no index in {index_dir}/", "run `qa build`")
     fix = f"run `qa build --force` to rebuild {index_dir}/"
     try:
         meta = json.loads((path / "meta.json").read_text("utf-8"))
         if meta.get("format") != FORMAT:
-            raise IndexProblem(f"index format {meta.get('format')} is not {FORMAT}: {fix}")
+            raise IndexProblem(f"index format {meta.get('format')} is not {FORMAT}", fix)
         if verify:
             for rel, digest in meta["files"].items():
                 file = path / rel
                 if not file.is_file() or file_sha256(file) != digest:
-                    raise IndexProblem(f"index file {rel} is missing or corrupt: {fix}")
+                    raise IndexProblem(f"index file {rel} is missing or corrupt", fix)
         articles = {
             a["source"]: Article(**a)
             for a in json.loads((path / "articles.json").read_text("utf-8"))
@@ -145,7 +145,7 @@ def load_index(index_dir: Path, verify: bool = True) -> Index:
     except IndexProblem:
         raise
     except Exception as exc:  # any unreadable part means the same thing to the user
-        raise IndexProblem(f"index in {index_dir}/ is unreadable ({type(exc).__name__}): {fix}") from exc
+        raise IndexProblem(f"index in {index_dir}/ is unreadable ({type(exc).__name__})", fix) from exc
 
 
 def stale_reason(meta: dict, settings: dict, articles: list[Article] | None = None) -> str | None:

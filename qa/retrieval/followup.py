@@ -12,9 +12,23 @@ _OTHER = re.compile(r"\b(it|its|they|them|their|this|that|these|those|there|then
 _ELLIPTIC = re.compile(r"^\s*(and|what about|how about|also|so|but)\b", re.IGNORECASE)
 
 
-def _turn(item: object) -> tuple[str, str, str | None]:
+def turns(history: Sequence[object] | None) -> list[tuple[str, object]]:
+    """History as (question, answer) pairs: an item is a pair, or an earlier question alone (text)."""
+    out: list[tuple[str, object]] = []
+    for item in history or ():
+        if isinstance(item, str):
+            out.append((item, None))
+        elif isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[0], str):
+            out.append((item[0], item[1]))
+        else:
+            raise ValueError("history items must be earlier questions (text) or (question, answer) pairs, "
+                             f"not {type(item).__name__}")
+    return out
+
+
+def _turn(item: tuple[str, object]) -> tuple[str, str, str | None]:
     """(question, resolved question, short answer) of one history item."""
-    question, answer = item  # type: ignore[misc]
+    question, answer = item
     if isinstance(answer, str) or answer is None:
         return str(question), str(question), None
     query = getattr(answer, "query", "") or str(question)
@@ -34,6 +48,7 @@ def needs_context(question: str) -> bool:
 
 def resolve(question: str, history: Sequence[object] | None) -> str:
     """The question made standalone using the last turn; unchanged when it needs no context."""
+    history = turns(history)
     if not history or not needs_context(question):
         return question
     _prev_question, prev_query, prev_short = _turn(history[-1])

@@ -30,8 +30,9 @@ def _files(paths: tuple[str, ...]) -> list[Path]:
 def add(ctx: click.Context, paths: tuple[str, ...]) -> None:
     """Add article files or folders: .txt, .md, .html, .pdf, .docx, RSS/Atom feeds.
 
-    Each file is checked as an upload is (1 MB at most, a readable format with text); a refused
-    file gets one line saying why and nothing of it is indexed. Exit code 2 when any is refused.
+    Each file is checked as an upload is (1 MB at most, a readable format with text, at most
+    1,000,000 characters of it); a refused file gets one line saying why and nothing of it is
+    indexed. Exit code 2 when any is refused.
 
     \b
     Examples:

@@ -5,16 +5,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import ipaddress
-import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from qa.cluster.serve import is_loopback
 from qa.config import Config
 from qa.errors import QAError
-
-log = logging.getLogger(__name__)
+from qa.surfaces.throttle import throttled
 
 # scrypt at n=2**14, r=8: about 16 MB and 50 ms per check, the cost OWASP suggests for logins.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
@@ -88,37 +86,30 @@ def read_auth_file(path: Path) -> dict[str, str]:
 
 
 def make_auth(config: Config) -> Callable[[str, str], bool] | None:
-    """The check Gradio's login calls, or None when sign-in is off (no QA_AUTH, no QA_AUTH_FILE)."""
+    """The password check for sign-in, or None when sign-in is off (no QA_AUTH, no QA_AUTH_FILE).
+
+    Plain QA_AUTH passwords are hashed once here, so every check (a known name or not, plain or
+    from the file) costs one scrypt and one constant-time comparison: timing tells no user names.
+    """
     plain = parse_plain(config.auth) if config.auth else {}
     hashed = read_auth_file(Path(config.auth_file)) if config.auth_file else {}
-    if not plain and not hashed:
+    hashed.update({user: hash_password(password) for user, password in plain.items()})
+    if not hashed:
         return None
     # A hash for unknown users too, so a wrong name takes as long as a wrong password.
     dummy = hash_password(secrets.token_hex(8))
 
     def check(username: str, password: str) -> bool:
         username, password = str(username or ""), str(password or "")
-        if username in plain:
-            ok = hmac.compare_digest(password.encode("utf-8"), plain[username].encode("utf-8"))
-        else:
-            ok = check_password(password, hashed.get(username, dummy)) and username in hashed
-        if ok:
-            log.info("signed in: %r", username[:64])
-        else:
-            log.warning("sign-in refused for user %r", username[:64])
-        return ok
+        return check_password(password, hashed.get(username, dummy)) and username in hashed
 
     return check
 
 
-def is_loopback(host: str) -> bool:
-    """True for addresses only this machine can reach (127.0.0.0/8, ::1, localhost)."""
-    if host.strip().lower() in {"localhost", "localhost.localdomain"}:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+def sign_in(config: Config) -> Callable[[str, str], Awaitable[bool]] | None:
+    """What Gradio's login calls: make_auth's check behind the sign-in throttle, off the event loop."""
+    check = make_auth(config)
+    return throttled(check) if check is not None else None
 
 
 def open_warning(host: str, signed_in: bool, uploads: bool = False) -> str | None:

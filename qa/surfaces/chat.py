@@ -11,18 +11,24 @@ import gradio as gr
 
 import qa
 from qa.articles.uploads import MAX_UPLOAD_BYTES, may_upload, safe_name
-from qa.surfaces.auth import make_auth
+from qa.surfaces.auth import sign_in
+from qa.surfaces.guard import Guard
 from qa.surfaces.limits import RateLimited, RateLimiter
 from qa.surfaces.render import CSS, SCROLL_JS, Turn, articles_html, chat_html, status_html
 
 log = logging.getLogger("qa.app")
 # Gradio refuses bigger files before they reach us (and before they fill its temp folder);
 # between this and MAX_UPLOAD_BYTES our own one-line message says what the limit is.
-GRADIO_MAX_FILE = "5mb"
+GRADIO_MAX_FILE = "2mb"
+# Gradio deletes the files uploaded to it once they are this many seconds old (checked as often).
+UPLOAD_CACHE_S = 600
 
 
 # Earlier questions an /ask call may pass: each is answered again to follow the conversation.
 MAX_HISTORY = 10
+# Turns a chat keeps (and shows) in its session, whatever the client sends: with questions cut
+# to max_question_chars, this bounds each session's state and the page sent back every turn.
+MAX_TURNS = 20
 
 
 EXAMPLES = [
@@ -59,7 +65,10 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
     def respond(question: str, turns: list[Turn], use_llm: bool = False, since: str = "", until: str = "",
                 request: gr.Request | None = None) -> Iterator[tuple[str, str, list[Turn]]]:
         """Show the question with a pending reply at once, then the answer (streamed with the LLM)."""
-        turns = list(turns or [])
+        # Whatever a raw API call sends: text cut to its limits, at most MAX_TURNS turns kept.
+        question = _text(question)[:config.max_question_chars]
+        since, until, use_llm = _text(since)[:10], _text(until)[:10], use_llm is True
+        turns = list(turns or [])[-(MAX_TURNS - 1):]
         if not question.strip():
             yield chat_html(get(), turns), question, turns
             return
@@ -80,6 +89,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                         yield chat_html(get(), turns, pending=question, draft=reply), "", turns
         except (qa.QAError, ValueError, RateLimited) as exc:
             reply = str(exc)
+            log.info("question refused for %s: %s", _client(request), reply[:200])
         turns.append((question, reply))
         yield chat_html(get(), turns), "", turns
 
@@ -90,10 +100,16 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         if not may_upload(config, user):
             log.warning("upload refused: %s may not upload", _client(request))
             raise gr.Error("Uploads are off for you: the server allows them with QA_UPLOADS=1, "
-                           "or for the users in QA_UPLOADERS.")
+                           "or for the users in QA_UPLOADERS.", print_exception=False)
         if not file:
             return status_html("No file received.", False), articles_html(get())
         path = Path(file)
+        try:
+            return _add(path, request, progress)
+        finally:
+            path.unlink(missing_ok=True)  # read (or refused): Gradio's copy is not kept
+
+    def _add(path: Path, request: gr.Request | None, progress: gr.Progress) -> tuple[str, str]:
         name = path.name
         try:
             # Check the size before reading so a huge file is never loaded into memory.
@@ -120,23 +136,29 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         """Answer a question (after the previous questions in history) as Answer.to_dict() JSON."""
         try:
             limiter.check(_client(request))
-            fresh()
+            if not isinstance(question, str):
+                raise ValueError("question must be text")
             if history is not None and not (isinstance(history, list)
                                             and all(isinstance(h, str) for h in history)):
                 raise ValueError("history must be a list of the earlier questions, as text")
+            fresh()
             turns: list[tuple[str, qa.Answer]] = []
             for previous in (history or [])[-MAX_HISTORY:]:
+                previous = previous[:config.max_question_chars]
                 turns.append((previous, get().answer(previous, history=turns)))
-            return get().answer(question, history=turns).to_dict()
+            return get().answer(question[:config.max_question_chars], history=turns).to_dict()
         except (qa.QAError, ValueError, RateLimited) as exc:
-            raise gr.Error(str(exc)) from exc
+            # A refusal is the client's to fix: one line in the log (rate limits log their own), no traceback.
+            if not isinstance(exc, RateLimited):
+                log.info("/ask refused for %s: %s", _client(request), str(exc)[:200])
+            raise gr.Error(str(exc), print_exception=False) from exc
 
     def on_load(request: gr.Request | None = None) -> tuple[str, dict]:
         """The article list, and the upload control for those who may upload."""
         allowed = may_upload(config, request.username if request is not None else None)
         return articles_html(fresh()), gr.update(visible=allowed)
 
-    with gr.Blocks(title="Ask the news") as demo:
+    with gr.Blocks(title="Ask the news", delete_cache=(UPLOAD_CACHE_S, UPLOAD_CACHE_S)) as demo:
         gr.Markdown("## Ask the news articles\nEvery answer cites the article sentences it comes from; "
                     "if the articles don't cover a question, it says so.")
         turns = gr.State([])
@@ -198,9 +220,18 @@ def _client(request: gr.Request | None) -> str:
 
 
 def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: object) -> None:
-    """Serve demo with the sign-in and upload-size settings of config."""
-    demo.launch(server_name=host, server_port=port, auth=make_auth(config), max_file_size=GRADIO_MAX_FILE,
-                state_session_capacity=config.sessions, quiet=True, **kwargs)
+    """Serve demo with the sign-in (throttled), limits and upload settings of config."""
+    from starlette.middleware import Middleware
+
+    demo.launch(server_name=host, server_port=port, auth=sign_in(config), max_file_size=GRADIO_MAX_FILE,
+                state_session_capacity=config.sessions, quiet=True,
+                app_kwargs={"middleware": [Middleware(Guard, config=config)]}, **kwargs)
+
+
+
+def _text(value: object) -> str:
+    """A text input as sent by any client: text as it is, anything else empty."""
+    return value if isinstance(value, str) else ""
 
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 
@@ -15,7 +14,7 @@ from qa.errors import QAError
 from qa.passage import Passage
 from qa.retrieval.retrieve import MODES
 from qa.surfaces.add import add
-from qa.surfaces.console import UserError, byline, print_answer
+from qa.surfaces.console import Printable, UserError, byline, json_text, print_answer
 from qa.surfaces.console import engine as _engine
 from qa.surfaces.console import run as _run
 from qa.surfaces.install import install_reader
@@ -42,6 +41,8 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
       qa chat
       qa hash-password alice >> users.txt     (then QA_AUTH_FILE=users.txt python app.py)
     """
+    # Articles' text is printed: nothing in it may drive the terminal (an escape sequence in a title).
+    sys.stdout, sys.stderr = Printable.wrap(sys.stdout), Printable.wrap(sys.stderr, keep="\r")
     # Our warnings (a skipped empty file) always show; -v adds our progress, not libraries' chatter.
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("qa").setLevel(logging.INFO if verbose else logging.WARNING)
@@ -113,7 +114,7 @@ def search(ctx: click.Context, question: str, k: int, mode: str, as_json: bool, 
     """
     passages: list[Passage] = _run(_engine(ctx).retrieve, question, k, mode, since, until)
     if as_json:
-        click.echo(json.dumps([p.to_dict() for p in passages], ensure_ascii=False, indent=2))
+        click.echo(json_text([p.to_dict() for p in passages]))
         return
     for n, p in enumerate(passages, 1):
         click.echo(f"[{n}] {p.source} {p.start}-{p.end} score={p.score:.4f} — {p.title}"
@@ -169,7 +170,7 @@ def ask(ctx: click.Context, question: str, as_json: bool, llm: bool, reader: str
     _with_reader(ctx, reader)
     result: Answer = _run(_answer, _engine(ctx), question, [], llm, not as_json, (since, until))
     if as_json:
-        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        click.echo(json_text(result.to_dict()))
 
 
 @main.command()

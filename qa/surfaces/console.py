@@ -1,6 +1,11 @@
-"""What every CLI command shares: the one-line error, the engine, and calling into the library."""
+"""What every CLI command shares: the one-line error, the engine, calling into the library, and
+output that no article can use to drive the terminal."""
 
 from __future__ import annotations
+
+import io
+import json
+import re
 
 import click
 
@@ -71,3 +76,50 @@ def print_answer(result: Answer, streamed: str = "") -> None:
         snippet = " ".join(p.text.split())
         snippet = snippet if len(snippet) <= 160 else snippet[:157] + "…"
         click.echo(f"  [{n}] {p.source} {p.start}-{p.end}{byline(p.date, p.author, p.url)}: {snippet}")
+
+
+# Terminal controls an article's text may hold (ESC starts escape sequences that retitle the window or
+# rewrite the screen; C1's CSI does too; bidi overrides reorder what is shown): never printed raw.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+class Printable(io.TextIOBase):
+    """A text stream that drops terminal control characters from everything written to it."""
+
+    def __init__(self, stream: io.TextIOBase, keep: str = "") -> None:
+        self.stream, self._keep = stream, keep  # keep: "\r" on stderr, for progress bars
+
+    @classmethod
+    def wrap(cls, stream: object, keep: str = "") -> object:
+        """stream behind the filter (once, however often the CLI runs in one process)."""
+        return stream if isinstance(stream, cls) else cls(stream, keep)  # type: ignore[arg-type]
+
+    def write(self, text: str) -> int:
+        self.stream.write(_CONTROLS.sub(lambda m: m.group() if m.group() in self._keep else "", text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", "utf-8")
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self.stream, "errors", None)
+
+
+def json_text(data: object) -> str:
+    """JSON for the terminal: controls are escapes (\\u001b), never raw, and no data is lost."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    return _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -23,10 +23,13 @@ class RateLimited(Exception):
 class RateLimiter:
     """A sliding one-minute window of request times per client (user name or address)."""
 
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.per_minute = per_minute
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic, what: str = "questions",
+                 setting: str = "QA_RATE") -> None:
+        self.per_minute, self.what, self.setting = per_minute, what, setting
         self._clock = clock
         self._seen: dict[str, deque[float]] = {}
+        # When each client's refusals were last logged: once a window, however many it sends.
+        self._told: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def check(self, client: str) -> None:
@@ -41,9 +44,15 @@ class RateLimiter:
             self._seen[client] = times  # re-inserted last: dict order is least recently seen first
             if len(times) >= self.per_minute:
                 wait = max(1, math.ceil(times[0] + WINDOW - now))
-                log.warning("rate limit: %s asked %d times in a minute", client[:64], len(times))
-                raise RateLimited(f"Too many questions: the limit is {self.per_minute} a minute "
-                                  f"(QA_RATE); try again in {wait} s.")
+                if now - self._told.get(client, -WINDOW) >= WINDOW:
+                    self._told[client] = now
+                    log.warning("rate limit: %s sent %d %s in a minute; refusals for the next minute "
+                                "are not logged", client[:64], len(times), self.what)
+                setting = f" ({self.setting})" if self.setting else ""
+                raise RateLimited(f"Too many {self.what}: the limit is {self.per_minute} a minute{setting}; "
+                                  f"try again in {wait} s.")
             times.append(now)
             while len(self._seen) > MAX_CLIENTS:
                 del self._seen[next(iter(self._seen))]
+            while len(self._told) > MAX_CLIENTS:
+                del self._told[next(iter(self._told))]

@@ -3,7 +3,10 @@
 Enters: a file name (its suffix picks the converter, ``registry.py``) and the file's bytes.
 Leaves: ``Extracted`` records, each the article's canonical plain text (what is indexed, cited and
 shown; offsets refer to it) with its title, date (``YYYY-MM-DD``), author and URL, None when unknown.
-A file that cannot give an article raises ``ArticleError`` with one line naming the file and why.
+A file that cannot give an article raises ``ArticleError`` with one line naming the file and why;
+one whose text passes ``limit`` characters raises it as soon as the converter has read that much,
+never after extracting it all (a compressed Word or PDF file can expand a thousandfold). Converters
+other than plain text run in a worker process with memory and CPU limits (``qa/articles/bounded.py``).
 The format libraries (trafilatura, pypdf, python-docx, feedparser) are imported on first use.
 """
 
@@ -13,6 +16,10 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from qa.errors import ArticleError
+
+# The text a file may give, all its articles together: about what 1 MB of plain text holds.
+MAX_TEXT_CHARS = 1_000_000
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
@@ -49,3 +56,9 @@ def clean(value: object) -> str | None:
         return None
     text = " ".join(value.split())
     return text or None
+
+
+def too_long(name: str, limit: int) -> ArticleError:
+    """The refusal of a file whose text passes limit characters."""
+    return ArticleError(f"{name}: expands to more than {limit:,} characters of text (the limit per file); "
+                        "split it into smaller files")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qa.articles.converters import Extracted, clean, iso_date
+from qa.articles.converters import MAX_TEXT_CHARS, Extracted, clean, iso_date
 from qa.articles.converters.web import html_text
 from qa.errors import ArticleError
 
@@ -38,8 +38,11 @@ def _html(name: str, body: str) -> str:
         return " ".join(root.text_content().split()) + "\n"
 
 
-def convert(name: str, data: bytes) -> list[Extracted]:
-    """One Extracted per entry that has text; ArticleError when the file is not a feed or has none."""
+def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extracted]:  # noqa: ARG001
+    """One Extracted per entry that has text; ArticleError when the file is not a feed or has none.
+
+    Entities are never expanded, so the entries' text is never longer than the feed.
+    """
     import feedparser  # lazily: only when such a file is read
     parsed = feedparser.parse(data)
     entries = parsed.get("entries") or []

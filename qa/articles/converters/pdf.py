@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 
-from qa.articles.converters import Extracted, clean, iso_date
+from qa.articles.converters import MAX_TEXT_CHARS, Extracted, clean, iso_date, too_long
 from qa.errors import ArticleError
 
 # pypdf logs a warning for every odd object in a damaged file; the refusal says it once.
@@ -40,17 +40,42 @@ def _join(pages: list[str]) -> str:
     return "\n\n".join(text for page in pages if (text := reflow(page)))
 
 
-def convert(name: str, data: bytes) -> list[Extracted]:
+class _Enough(Exception):
+    """Raised from inside pypdf's text extraction once the page has given more than it may."""
+
+
+def _page_text(page, room: int) -> str:  # noqa: ANN001 - a pypdf PageObject
+    """One page's text, stopping pypdf as soon as it has produced more than room characters."""
+    produced = 0
+
+    def count(text: str, *_: object) -> None:
+        nonlocal produced
+        produced += len(text)
+        if produced > room:
+            raise _Enough
+
+    return page.extract_text(visitor_text=count) or ""
+
+
+def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extracted]:
     """The PDF's text and document information, or ArticleError when it is encrypted or has no text layer."""
     import pypdf  # lazily: only when such a file is read
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
             raise ArticleError(f"{name}: the PDF is encrypted; save an unprotected copy and add that")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages: list[str] = []
+        for page in reader.pages:
+            pages.append(_page_text(page, limit - sum(map(len, pages))))
         info = reader.metadata or {}
     except ArticleError:
         raise
+    except _Enough:
+        raise too_long(name, limit) from None
+    except pypdf.errors.LimitReachedError as exc:
+        # pypdf's own guards: a stream that decompresses past 75 MB, or a page of millions of operators.
+        raise ArticleError(f"{name}: the PDF expands past what its reader allows ({exc}); "
+                           "it may be a compressed bomb, or save a smaller copy") from None
     except Exception as exc:  # noqa: BLE001 - pypdf raises many kinds on a damaged file
         raise ArticleError(f"{name}: not a readable PDF ({type(exc).__name__})") from exc
     text = _join(pages)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from qa.articles.converters import Extracted, clean, iso_date
+from qa.articles.converters import MAX_TEXT_CHARS, Extracted, clean, iso_date, too_long
 from qa.errors import ArticleError
 
 KEYS = ("title", "date", "author", "url")
@@ -50,8 +50,12 @@ def front_matter(text: str) -> tuple[dict[str, str], str]:
     return fields, rest.lstrip("\n")
 
 
-def convert(name: str, data: bytes) -> list[Extracted]:
+def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extracted]:
     """The file's text, with the front matter (if any) read into title, date, author and URL."""
+    if len(data) > 4 * limit:  # even four-byte characters only: more than limit of them
+        raise too_long(name, limit)
     fields, text = front_matter(normalize_text(decode(data, name)))
+    if len(text) > limit:
+        raise too_long(name, limit)
     return [Extracted(text, clean(fields.get("title")), iso_date(fields.get("date")),
                       clean(fields.get("author")), clean(fields.get("url")))]

@@ -8,7 +8,7 @@ from importlib import import_module
 from qa.articles.converters import Extracted
 from qa.errors import ArticleError
 
-# Suffix -> converter module; each module has convert(name, data) -> list[Extracted].
+# Suffix -> converter module; each module has convert(name, data, limit) -> list[Extracted].
 CONVERTERS = {
     ".txt": "plain", ".md": "plain",
     ".html": "web", ".htm": "web",
@@ -23,11 +23,16 @@ EXTRACTED = frozenset(s for s, m in CONVERTERS.items() if m != "plain")
 VERSION = 1
 
 
-def converter(name: str) -> Callable[[str, bytes], list[Extracted]]:
-    """The convert function for a file name, or ArticleError naming the formats that are read."""
+def module_for(name: str) -> str:
+    """The converter module's name for a file name, or ArticleError naming the formats that are read."""
     suffix = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
     module = CONVERTERS.get(suffix)
     if module is None:
         raise ArticleError(f"{name}: unknown format {suffix or '(no suffix)'}; "
                            f"articles can be {', '.join(SUFFIXES)}")
-    return import_module(f"qa.articles.converters.{module}").convert
+    return module
+
+
+def converter(name: str) -> Callable[[str, bytes, int], list[Extracted]]:
+    """The convert function for a file name, or ArticleError naming the formats that are read."""
+    return import_module(f"qa.articles.converters.{module_for(name)}").convert

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qa.articles.converters import Extracted, clean, iso_date
+from qa.articles.converters import MAX_TEXT_CHARS, Extracted, clean, iso_date
 from qa.errors import ArticleError
 
 MIN_WORDS = 8
@@ -30,6 +30,6 @@ def html_text(name: str, html: str | bytes) -> Extracted:
                      author.replace(";", ",") if author else None, clean(fields.get("url")))
 
 
-def convert(name: str, data: bytes) -> list[Extracted]:
-    """The article of a saved page (.html, .htm)."""
+def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extracted]:  # noqa: ARG001
+    """The article of a saved page (.html, .htm); its text is never longer than the page."""
     return [html_text(name, data)]

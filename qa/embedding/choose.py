@@ -1,0 +1,35 @@
+"""Which embedder builds the index and which embeds questions: decided from the settings, here."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from qa.config import Config
+from qa.embedding.base import Embedder
+from qa.embedding.export import export_path, float_path
+from qa.embedding.onnx_runtime import OnnxEmbedder, onnx_available
+from qa.embedding.transformer import SentenceTransformerEmbedder, get_embedder
+
+
+def float_export(config: Config) -> Path | None:
+    """The float32 ONNX export that builds without torch, when it applies and exists."""
+    if not (config.onnx_build and onnx_available(config.model)):
+        return None
+    path = float_path(config.cache_dir)
+    return path if path.is_file() else None
+
+
+def build_embedder(config: Config) -> Embedder:
+    """The embedder that builds the index: the float32 export once made, else sentence-transformers."""
+    exact = float_export(config)
+    return OnnxEmbedder(config.model, os.cpu_count() or 1, exact) if exact else get_embedder(config.model)
+
+
+def query_embedder(config: Config, meta: dict) -> Embedder | None:
+    """The torch-free ONNX twin for questions when the index was built with the packaged model's
+    exact vectors (by sentence-transformers or the float export), else None."""
+    if (config.onnx_queries and onnx_available(meta["model"])
+            and meta["embedder"] in {SentenceTransformerEmbedder.__name__, OnnxEmbedder.__name__}):
+        return OnnxEmbedder(meta["model"], config.onnx_threads, export_path(config.cache_dir))
+    return None

@@ -1,0 +1,165 @@
+"""docs/cluster.md's one-machine commands, run as written (own port and temp folder): they start a
+cluster that checks Ray's token and listens on 127.0.0.1 only; `qa build --ray` works with the
+token and is refused in one line without it; `qa serve` wants its bearer token. README agrees.
+
+Run alone with `flock /tmp/ray.lock pytest -m cluster`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import stat
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray", reason="the cluster extra is not installed: pip install -e '.[cluster]'")
+
+from qa.cluster.local import LocalCluster, free_port  # noqa: E402
+
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+LOOPBACK = re.compile(r"^(127\.\d+\.\d+\.\d+|\[::ffff:127\.\d+\.\d+\.\d+\]|\[::1\]):\d+ ")
+
+
+def _block(text: str, heading: str) -> list[str]:
+    """The command lines of the first bash block after heading."""
+    block = text[text.index(heading):].split("```bash\n", 1)[1].split("```", 1)[0]
+    return [line.split("  #", 1)[0].rstrip() for line in block.splitlines()
+            if line and not line.startswith("#")]
+
+
+def test_the_readme_starts_the_cluster_as_docs_cluster_md_does() -> None:
+    docs = _block((ROOT / "docs/cluster.md").read_text(), "### On one machine")
+    readme = _block((ROOT / "README.md").read_text(), "## Running on a cluster")
+    assert [line for line in docs if not line.startswith("ray status")] == readme[:3]
+
+
+def _listening(pids: set[int]) -> list[str]:
+    """Each local address these processes listen on (TCP), and which process: from `ss -ltnp`."""
+    out = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True, check=True).stdout
+    return [f"{line.split()[3]} {line.split()[-1]}" for line in out.splitlines()
+            if any(f"pid={p}," in line for p in pids)]
+
+
+def _grpc_refused(port: int) -> bool:
+    """True when a Serve replica's gRPC port refuses a call that carries no token."""
+    import grpc
+
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call = channel.unary_unary("/ray.serve.ASGIService/HandleRequest",
+                                   request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        try:
+            call(b"", timeout=30)
+        except grpc.RpcError as exc:
+            return exc.code() == grpc.StatusCode.UNAUTHENTICATED
+    return False
+
+
+def _get(url: str, token: str | None) -> int:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except OSError:  # not listening yet
+        return 0
+
+
+def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path: Path) -> None:
+    port, home = free_port(), tmp_path / "home"
+    home.mkdir()
+    cluster = LocalCluster()  # a short temp folder (socket paths); finds and kills what the commands start
+    # The documented lines, with this test's own port, temp folder and side ports (none documented).
+    extra = (f" --temp-dir={cluster.temp} --dashboard-port={free_port()} --disable-usage-stats"
+             f" --ray-client-server-port={free_port()} --dashboard-agent-listen-port={free_port()}")
+    lines = [line.replace("--port=6379", f"--port={port}") + (extra if line.startswith("ray start") else "")
+             for line in _block((ROOT / "docs/cluster.md").read_text(), "### On one machine")]
+    status = [line for line in lines if line.startswith("ray status")]
+    lines = [line for line in lines if line not in status]  # run below, once the node has registered
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAY_")}, "HOME": str(home),
+           "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "RAY_USAGE_STATS_ENABLED": "0"}
+    script = "set -e\n" + "\n".join(lines) + "\nenv | grep '^RAY_' > ray.env\n"
+    head = subprocess.Popen(["bash", "-c", script], cwd=tmp_path, env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    cluster.groups.append(head.pid)
+    try:
+        out, _ = head.communicate(timeout=300)
+        assert head.returncode == 0, out[-3000:]
+        token_file = home / ".ray" / "auth_token"
+        assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+        addresses = _listening(set(cluster.processes()))
+        assert addresses and [a for a in addresses if not LOOPBACK.match(a)] == []
+        documented = dict(line.split("=", 1) for line in (tmp_path / "ray.env").read_text().splitlines())
+        driver = {**env, **documented}
+        deadline, shown = time.monotonic() + 120, ""
+        while status and "Active:" not in shown and time.monotonic() < deadline:
+            time.sleep(2)
+            shown = subprocess.run(["bash", "-c", status[0]], env=driver, capture_output=True, text=True,
+                                   timeout=120).stdout
+        assert "Active:" in shown and "2.0 CPU" in shown.replace("/2.0 CPU", " 2.0 CPU"), shown
+        corpus = tmp_path / "articles.jsonl"
+        rows = [{"id": f"a{n}.txt", "title": f"Harbour {n}",
+                 "text": f"The Tollby harbour handled {70 + n} ferries in March."} for n in range(3)]
+        corpus.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        build = [str(BIN / "qa"), "--index", "index", "build", "--ray", f"127.0.0.1:{port}", "--corpus",
+                 str(corpus)]
+        # Someone on this machine who knows the address but has no token (no file, no RAY_AUTH_*).
+        stranger = {**env, "HOME": str(tmp_path), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+        refused = subprocess.run(build, cwd=tmp_path, env=stranger, capture_output=True, text=True,
+                                 timeout=300)
+        assert refused.returncode == 2 and "token" in refused.stderr, refused.stderr[-2000:]
+        assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr[-2000:]
+        built = subprocess.run(build, cwd=tmp_path, env=driver, capture_output=True, text=True, timeout=600)
+        assert built.returncode == 0 and "3 added" in built.stdout, built.stderr[-3000:]
+        web, token = free_port(), "t" * 64
+        server = subprocess.Popen([str(BIN / "qa"), "--index", "index", "serve", "--ray", f"127.0.0.1:{port}",
+                                   "--replicas", "1", "--port", str(web)], cwd=tmp_path,
+                                  env={**driver, "QA_SERVE_TOKEN": token}, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 300
+            while _get(f"http://127.0.0.1:{web}/health", token) != 200:
+                assert server.poll() is None and time.monotonic() < deadline, server.stderr.read()[-2000:]
+                time.sleep(2)
+            assert _get(f"http://127.0.0.1:{web}/health", None) == 401
+            assert _get(f"http://127.0.0.1:{web}/health", "wrong") == 401
+            # Serve's proxy listens on 127.0.0.1 too; each replica opens one gRPC port of its own on
+            # every interface (Ray 2.60 hard-codes "[::]:0"), which refuses calls without the token.
+            public = [a for a in _listening(set(cluster.processes())) if not LOOPBACK.match(a)]
+            assert public and all('"ray::ServeRepli"' in a for a in public), public
+            for address in public:
+                assert _grpc_refused(int(address.split()[0].rsplit(":", 1)[1]))
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(60)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    finally:
+        cluster.stop()
+
+
+def test_the_test_cluster_wants_its_token() -> None:
+    code = ("import ray; ray.init(address={!r}, logging_level='ERROR'); "
+            "print(ray.get(ray.remote(lambda: 6 * 7).remote()))")
+    with LocalCluster() as cluster:
+        assert os.environ["RAY_AUTH_MODE"] == "token" and len(os.environ["RAY_AUTH_TOKEN"]) == 64
+        run = [sys.executable, "-c", code.format(cluster.address)]
+        ok = subprocess.run(run, capture_output=True, text=True, timeout=300)
+        assert ok.returncode == 0 and ok.stdout.strip() == "42", ok.stderr[-2000:]
+        bare = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+        refused = subprocess.run(run, env={**bare, "HOME": "/nonexistent"}, capture_output=True, text=True,
+                                 timeout=300)
+        assert refused.returncode != 0 and "InvalidAuthToken" in refused.stderr
+    assert "RAY_AUTH_TOKEN" not in os.environ or os.environ["RAY_AUTH_TOKEN"] != cluster.token

@@ -1,0 +1,85 @@
+"""`qa serve`'s service without a cluster: its bearer token, its body limit read no further than
+needed, deeply nested JSON, and the refusal to serve a public address without a token."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from click.testing import CliRunner
+
+import qa
+from qa.cluster import serve
+from qa.surfaces.cli import main
+
+TOKEN = "s3cret-token-" + "x" * 40
+
+
+class _Engine:
+    """Just enough engine for /health."""
+
+    class index:  # noqa: N801 - stands in for an Index
+        path = type("P", (), {"name": "v-1"})()
+        chunks = [1, 2]
+
+
+def _service(token: str = TOKEN) -> serve.QAService:
+    service = serve.QAService.__new__(serve.QAService)  # no engine load: the routes below need none
+    service.token, service.engine = serve.token_digest(token), _Engine()
+    return service
+
+
+def _call(service: serve.QAService, headers: dict[str, str], chunks: list[bytes], path: str = "/health",
+          method: str = "GET") -> tuple[int, bytes, int]:
+    """Run the ASGI app on a request; (status, body, how many body chunks it pulled)."""
+    from starlette.requests import Request
+
+    pulled = 0
+
+    async def receive() -> dict:
+        nonlocal pulled
+        pulled += 1
+        if pulled > len(chunks):
+            return {"type": "http.disconnect"}
+        return {"type": "http.request", "body": chunks[pulled - 1], "more_body": pulled < len(chunks)}
+
+    scope = {"type": "http", "method": method, "path": path, "headers": [(k.lower().encode(), v.encode())
+             for k, v in headers.items()], "query_string": b"", "server": ("127.0.0.1", 8000)}
+    response = asyncio.run(service(Request(scope, receive)))
+    return response.status_code, response.body, pulled
+
+
+def test_requests_need_the_bearer_token_when_one_is_set() -> None:
+    service = _service()
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN},
+                    {"Authorization": f"Basic {TOKEN}"}):
+        status, body, pulled = _call(service, headers, [b"{}"])
+        assert status == 401 and b"Bearer" in body and pulled == 0  # refused before the body is read
+    assert _call(service, {"Authorization": f"Bearer {TOKEN}"}, [b""])[0] == 200
+    assert _call(_service(""), {}, [b""])[0] == 200  # no token set: open, as on loopback
+    assert TOKEN not in repr(vars(service))  # a replica keeps the token's hash only
+
+
+def test_a_huge_body_is_refused_after_reading_just_past_the_limit() -> None:
+    service, auth = _service(), {"Authorization": f"Bearer {TOKEN}"}
+    chunk = b"x" * 16_384
+    status, _, pulled = _call(service, auth, [chunk] * 20_000, path="/ask", method="POST")  # 300 MB, chunked
+    assert status == 413 and pulled == serve.MAX_BODY // len(chunk) + 1
+    status, _, pulled = _call(service, {**auth, "Content-Length": "300000000"}, [chunk], "/ask", "POST")
+    assert status == 413 and pulled == 0
+
+
+def test_deeply_nested_json_is_a_400() -> None:
+    for body in (b"[" * 30_000 + b"]" * 30_000, b'{"question": ' + b"[" * 30_000 + b"]" * 30_000 + b"}"):
+        with pytest.raises(serve.BadRequest) as refused:
+            serve.parse(body[: serve.MAX_BODY])
+        assert refused.value.status == 400
+
+
+def test_a_public_host_needs_a_token(tmp_path) -> None:  # noqa: ANN001
+    with pytest.raises(qa.QAError, match="QA_SERVE_TOKEN"):
+        serve.start_service(qa.Config(index_dir=tmp_path), "auto", 1, "0.0.0.0", 8000)
+    args = ["--index", str(tmp_path), "serve", "--ray", "auto", "--host", "10.1.2.3"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "QA_SERVE_TOKEN" in result.output
+    assert len(result.output.strip().splitlines()) == 1

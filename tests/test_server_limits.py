@@ -1,0 +1,156 @@
+"""What the chat server enforces whatever a client sends (a raw Gradio call, not the page): cut
+questions and bounded sessions, capped bodies, upload rights on Gradio's own upload route, and
+throttled sign-in; refusals are one log line, never a traceback. Real servers, the fake embedder."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import DATA, FakeEmbedder
+from net import serving
+
+import qa
+from qa.surfaces import chat, throttle
+
+USERS = {"alice": "alice-pass-1", "bob": "bob-pass-2"}
+RESPOND = 0  # the chat's ask button: respond(question, turns, use_llm, since, until)
+
+
+def _engine(tmp: Path, **settings: object) -> qa.QA:
+    shutil.copytree(DATA, tmp / "seeds")
+    config = qa.Config(seeds_dir=tmp / "seeds", index_dir=tmp / "index", chunk_size=200, chunk_overlap=40,
+                       min_evidence=0.3, **settings)
+    engine = qa.QA(config, embedder=FakeEmbedder())
+    engine.build()
+    return engine
+
+
+@pytest.fixture(scope="module")
+def open_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serving(_engine(tmp_path_factory.mktemp("open"), rate=0)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def signed_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    engine = _engine(tmp_path_factory.mktemp("signed"), rate=0, uploaders="alice",
+                     auth=",".join(f"{u}:{p}" for u, p in USERS.items()))
+    with serving(engine) as url:
+        yield url
+
+
+def join(url: str, data: list, session: str, client: httpx.Client | None = None) -> tuple[int, list, int]:
+    """Call the chat's respond() as a raw client would: (status of the join, outputs, bytes received)."""
+    client = client or httpx.Client(timeout=60)
+    joined = client.post(url + "gradio_api/queue/join", json={
+        "data": data, "fn_index": RESPOND, "session_hash": session, "event_data": None, "trigger_id": 8})
+    if joined.status_code != 200:
+        return joined.status_code, [], len(joined.content)
+    received, outputs = 0, []
+    with client.stream("GET", url + f"gradio_api/queue/data?session_hash={session}") as events:
+        for line in events.iter_lines():
+            received += len(line)
+            message = json.loads(line[5:]) if line.startswith("data:") else {}
+            if message.get("msg") == "process_completed":
+                outputs = message["output"]["data"]
+                break
+    return 200, outputs, received
+
+
+def test_a_20_mb_question_is_refused_before_gradio_reads_it(open_url: str) -> None:
+    status, _, _ = join(open_url, ["why? " * 4_000_000, None, False, "", ""], uuid.uuid4().hex)
+    assert status == 413
+
+
+def test_questions_are_cut_and_sessions_keep_at_most_max_turns(open_url: str) -> None:
+    session = uuid.uuid4().hex
+    long = "How many prisoners " + "x" * 200_000  # under the body cap, far over the question limit
+    status, outputs, _ = join(open_url, [long, None, False, "", ""], session)
+    assert status == 200 and "x" * 2000 not in outputs[0] and "x" * 1900 in outputs[0]
+    sizes = []
+    for n in range(chat.MAX_TURNS + 5):
+        question = f"Question {n} about the prisoners?"
+        status, outputs, received = join(open_url, [question, None, False, "", ""], session)
+        assert status == 200
+        sizes.append(received)
+    page = outputs[0]
+    assert page.count('class="qa-q"') == chat.MAX_TURNS
+    assert "Question 4 about" not in page and f"Question {chat.MAX_TURNS + 4} about" in page
+    assert max(sizes) < 2 * sizes[chat.MAX_TURNS - 1]  # the page stops growing once the turns are full
+
+
+def test_odd_inputs_to_the_chat_get_a_page_with_one_line_at_most(open_url: str) -> None:
+    for data in ([{"x": 1}, None, "yes", ["a"], 5], [None, None, None, None, None], [7, [], 1, "", ""]):
+        status, outputs, _ = join(open_url, data, uuid.uuid4().hex)
+        assert status == 200 and outputs and outputs[0].startswith('<div class="qa-chat">')
+        assert outputs[0].count("qa-error") <= 1
+
+
+def test_refused_api_calls_log_one_line_and_no_traceback(open_url: str, capfd, caplog) -> None:  # noqa: ANN001
+    from gradio_client import Client
+
+    client = Client(open_url, verbose=False)
+    with caplog.at_level(logging.INFO, logger="qa.app"):
+        for question, history in (("", None), ("Who?", "not a list"), ("Who?", [1, 2])):
+            with pytest.raises(Exception):  # noqa: B017 - gradio_client raises a plain AppError
+                client.predict(question, history, api_name="/ask")
+    err = capfd.readouterr().err
+    assert "Traceback" not in err, err[-2000:]
+    refused = [r for r in caplog.records if "/ask refused" in r.getMessage()]
+    assert len(refused) == 3 and all("\n" not in r.getMessage() for r in refused)
+
+
+def _sign_in(url: str, user: str, password: str) -> httpx.Response:
+    return httpx.post(url + "login", data={"username": user, "password": password}, timeout=30)
+
+
+def test_a_burst_of_wrong_passwords_locks_the_name_and_the_right_one_waits(signed_url: str, caplog) -> None:  # noqa: ANN001
+    with caplog.at_level(logging.WARNING, logger="qa.surfaces.throttle"):
+        statuses = [_sign_in(signed_url, "alice", f"guess-{n}").status_code for n in range(30)]
+        assert statuses == [400] * 30
+        assert _sign_in(signed_url, "alice", USERS["alice"]).status_code == 400  # locked: not even checked
+    checked = [r for r in caplog.records if r.getMessage().startswith("sign-in refused for user 'alice'")]
+    locked = [r for r in caplog.records if "without checking" in r.getMessage()]
+    assert len(checked) == throttle.FREE + 1  # the free failures, and the one that started the lock
+    assert len(locked) == 1  # the rest of the burst is refused quietly
+    time.sleep(2.2)  # the first lock lasts 2 s
+    assert _sign_in(signed_url, "alice", USERS["alice"]).status_code == 200
+
+
+def test_a_non_uploader_cannot_put_files_in_gradios_folder(signed_url: str, tmp_path: Path) -> None:
+    import gradio.utils
+
+    cache = Path(gradio.utils.get_upload_folder())
+    before = sum(f.stat().st_size for f in cache.rglob("*") if f.is_file()) if cache.exists() else 0
+    with httpx.Client(timeout=30) as bob:
+        assert bob.post(signed_url + "login", data={"username": "bob",
+                                                    "password": USERS["bob"]}).status_code == 200
+        sent = [bob.post(signed_url + "gradio_api/upload", files={"files": ("x.txt", b"y" * 1_500_000)})
+                for _ in range(5)]
+    assert {r.status_code for r in sent} == {403} and "Uploads are off for you" in sent[0].text
+    after = sum(f.stat().st_size for f in cache.rglob("*") if f.is_file()) if cache.exists() else 0
+    assert after - before < 1_000_000
+    anonymous = httpx.post(signed_url + "gradio_api/upload", files={"files": ("x.txt", b"y")})
+    assert anonymous.status_code == 403
+
+
+def test_an_uploader_is_rate_limited_and_capped(signed_url: str) -> None:
+    from qa.surfaces.guard import UPLOADS_PER_MINUTE
+
+    with httpx.Client(timeout=30) as alice:
+        assert alice.post(signed_url + "login", data={"username": "alice",
+                                                      "password": USERS["alice"]}).status_code == 200
+        assert alice.post(signed_url + "gradio_api/upload",
+                          files={"files": ("big.txt", b"y" * 3_000_000)}).status_code == 413
+        small = {"files": ("a.txt", b"Ferry news.")}
+        codes = [alice.post(signed_url + "gradio_api/upload", files=small).status_code
+                 for _ in range(UPLOADS_PER_MINUTE + 2)]
+    assert codes.count(200) == UPLOADS_PER_MINUTE - 1 and codes[-1] == 429  # the 413 counted as one
