@@ -155,10 +155,21 @@ def _runtime():  # noqa: ANN202 - one model for the whole run
     return configured_runtime(Config.from_env())
 
 
+def confidence(r: dict) -> float:
+    """The phrase's confidence under the calibration shipped now (qa/reading/lm_calibration.json),
+    from the token features the run recorded: a refit needs no new run."""
+    from qa.reading.lm_calibration import FEATURES, default_calibration
+
+    lm = r.get("lm") or {}
+    if r.get("short") is None or not all(f in lm for f in FEATURES):
+        return r.get("confidence", 0.0)
+    return default_calibration().confidence([lm[f] for f in FEATURES])
+
+
 def predictions(r: dict, min_short: float) -> dict[str, str]:
     """The candidate predictions of one record, by policy."""
     fallback = r["short"] if r["short"] is not None else r["first_cited"]
-    shown = r["short"] if r.get("confidence", 0.0) >= min_short else None
+    shown = r["short"] if confidence(r) >= min_short else None
     return {"short_or_sentence": fallback, "short_only": r["short"] or "",
             "short_if_confident": shown or "", "span_reader": r.get("span_short") or ""}
 
@@ -176,7 +187,7 @@ def summarize(records: list[dict]) -> dict:
     out["answer_bearing"] = bearing / len(records)
     out["gold_given"] = sum(bool(r.get("gold_given")) for r in records) / len(records)
     out["candidate_recall"] = sum(bool(r.get("in_candidates")) for r in records) / len(records)
-    shown = [r for r in scored if r["short"] and r.get("confidence", 0.0) >= min_short]
+    shown = [r for r in scored if r["short"] and confidence(r) >= min_short]
     out["short_shown"] = len(shown) / len(scored)
     out["short_shown_precision"] = (sum(m.exact_match(r["short"], [r["gold"]]) for r in shown)
                                     / len(shown)) if shown else 0.0

@@ -7,6 +7,7 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from qa.llm.runtime import Token
@@ -59,6 +60,12 @@ class Calibration:
         if self.none:
             return self.none((declined, float(unverified)))
         return max(declined, 0.5) if unverified else declined
+
+
+@lru_cache(maxsize=1)
+def default_calibration() -> Calibration:
+    """The shipped calibration, read once per process."""
+    return load_calibration()
 
 
 def load_calibration(path: Path = CALIBRATION_FILE) -> Calibration:

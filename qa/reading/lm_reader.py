@@ -18,7 +18,7 @@ from qa.llm.line import TimedOut
 from qa.llm.runtime import Completion, Runtime
 from qa.passage import human_date
 from qa.reading.candidates import Candidate, normalise
-from qa.reading.lm_calibration import FEATURES, Calibration, features, load_calibration
+from qa.reading.lm_calibration import FEATURES, Calibration, default_calibration, features
 from qa.reading.locate import clean, locate_all
 from qa.reading.question import hinges
 from qa.reading.reader import Reading, Span
@@ -74,7 +74,7 @@ class LMReader:
         self.budget = budget  # characters of passages: about 250 prompt tokens
         self.context = context
         self.prompt = prompt or default_prompt()
-        self.calibration = calibration if calibration is not None else load_calibration()
+        self.calibration = calibration if calibration is not None else default_calibration()
 
     def passages(self, scored: Sequence[tuple[int, float]]) -> Passages:
         """The best sentences, each with the sentence before it for context, within the budget."""
