@@ -56,11 +56,16 @@ def build_on_cluster(config: Config, address: str | None, corpus: str | None, fo
 @click.option("--ray", "address", required=True, metavar="ADDRESS",
               help="The Ray cluster: HOST:PORT of its head, or auto for the one running here.")
 @click.option("--replicas", default=2, show_default=True, type=click.IntRange(1, 64),
-              help="Replicas answering in parallel (one CPU each).")
+              help="Replicas answering in parallel (the fewest, when --max-replicas scales them).")
+@click.option("--replica-cpus", default=1, show_default=True, type=click.IntRange(1, 256),
+              help="CPUs each replica takes (its language model reads with as many threads).")
+@click.option("--max-replicas", type=click.IntRange(1, 256),
+              help="Scale up to this many replicas while questions queue (Ray Serve autoscaling).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address the HTTP proxy listens on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.pass_context
-def serve(ctx: click.Context, address: str, replicas: int, host: str, port: int) -> None:
+def serve(ctx: click.Context, address: str, replicas: int, replica_cpus: int, max_replicas: int | None,
+          host: str, port: int) -> None:
     """Answer over HTTP from a Ray cluster: POST /ask, POST /search, GET /health.
 
     With QA_SERVE_TOKEN set, every request must carry it (Authorization: Bearer TOKEN); without
@@ -69,6 +74,7 @@ def serve(ctx: click.Context, address: str, replicas: int, host: str, port: int)
     \b
     Examples:
       qa serve --ray auto --replicas 2
+      qa serve --ray auto --replicas 1 --max-replicas 8 --replica-cpus 4
       curl -s localhost:8000/ask -d '{"question": "Who is the Taliban spokesman?"}'
       QA_SERVE_TOKEN=$(openssl rand -hex 32) qa serve --ray auto --host 0.0.0.0
     """
@@ -76,7 +82,7 @@ def serve(ctx: click.Context, address: str, replicas: int, host: str, port: int)
 
     _quiet_ray()
     try:
-        url = start_service(ctx.obj["config"], address, replicas, host, port)
+        url = start_service(ctx.obj["config"], address, replicas, host, port, replica_cpus, max_replicas)
     except (QAError, ValueError) as exc:
         raise ClusterUserError(str(exc)) from None
     token = " with a bearer token (QA_SERVE_TOKEN)" if ctx.obj["config"].serve_token else ""

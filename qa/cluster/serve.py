@@ -71,7 +71,9 @@ class QAService:
         self.engine = QA(config)
         # Serve what is built, as it is: a replica never builds (the corpus may live elsewhere).
         self.engine._swap(load_index(config.index_dir))
-        self.engine.answerer.retriever.embed_query("warm up")
+        # The first answer loads the reader's model (llama.cpp maps the one file in the node's cache:
+        # replicas on a node share its pages) and caches the fixed instruction.
+        self.engine.answer("Who is named in the articles?")
 
     async def __call__(self, request):  # noqa: ANN001, ANN204 - starlette Request in, JSONResponse out
         from starlette.responses import JSONResponse
@@ -88,13 +90,15 @@ class QAService:
             body += chunk
             if len(body) > MAX_BODY:
                 return too_big
-        status, payload = self.respond(request.method, request.url.path, bytes(body))
+        client = request.client.host if request.client else ""
+        status, payload = self.respond(request.method, request.url.path, bytes(body), client)
         return JSONResponse(payload, status_code=status)
 
-    def respond(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
-        """(status, JSON object) for a request; bad requests get a 4xx and {"error": one line}."""
+    def respond(self, method: str, path: str, body: bytes, client: str = "") -> tuple[int, dict]:
+        """(status, JSON object) for a request; bad requests get a 4xx and {"error": one line}.
+        Clients take turns for the replica's language model."""
         try:
-            return 200, self._route(method, path.rstrip("/") or "/", body)
+            return 200, self._route(method, path.rstrip("/") or "/", body, client)
         except BadRequest as exc:
             return exc.status, {"error": str(exc)}
         except (QAError, ValueError) as exc:
@@ -103,7 +107,7 @@ class QAService:
             log.exception("failed to answer %s %s", method, path)
             return 500, {"error": "internal error; the server log has the details"}
 
-    def _route(self, method: str, path: str, body: bytes) -> dict:
+    def _route(self, method: str, path: str, body: bytes, client: str = "") -> dict:
         if path not in ROUTES:
             raise BadRequest(404, f"no route {path}: use GET /health, POST /ask or POST /search")
         if method != ROUTES[path]:
@@ -123,7 +127,7 @@ class QAService:
             if mode not in MODES:
                 raise BadRequest(400, f'"mode" must be one of {", ".join(MODES)}')
             return {"passages": [p.to_dict() for p in self.engine.retrieve(question, k, mode)]}
-        return self.engine.answer(question, history=history(request.get("history", []))).to_dict()
+        return self.engine.answer(question, history=history(request.get("history", [])), user=client).to_dict()
 
 
 def parse(body: bytes) -> dict:
@@ -162,8 +166,11 @@ def history(raw: object) -> list[tuple[str, object]]:
     return turns
 
 
-def start_service(config: Config, address: str, replicas: int, host: str, port: int) -> str:
-    """Deploy the service on the cluster (replacing an earlier one) and return its URL."""
+def start_service(config: Config, address: str, replicas: int, host: str, port: int, cpus: int = 1,
+                  max_replicas: int | None = None) -> str:
+    """Deploy the service on the cluster (replacing an earlier one) and return its URL: ``replicas``
+    of ``cpus`` CPUs each (the language model reads with as many threads), scaled up to
+    ``max_replicas`` while requests queue."""
     from qa.index.load import load_index
 
     if not config.serve_token and not is_loopback(host):
@@ -173,8 +180,8 @@ def start_service(config: Config, address: str, replicas: int, host: str, port: 
 
     load_index(config.index_dir)  # a missing or damaged index is a one-line error here, not in replicas
     # Replicas run in other folders, maybe on other nodes: every path absolute.
-    config = config.replace(**{k: Path(getattr(config, k)).resolve()
-                               for k in ("index_dir", "seeds_dir", "cache_dir")})
+    config = config.replace(reader_threads=cpus, **{k: Path(getattr(config, k)).resolve()
+                                                    for k in ("index_dir", "seeds_dir", "cache_dir")})
     ray_module()
     try:
         from ray import serve
@@ -182,11 +189,16 @@ def start_service(config: Config, address: str, replicas: int, host: str, port: 
         raise MissingDependency("Ray Serve is not installed: run `pip install -e '.[cluster]'`") from None
     connect(address)
     serve.start(proxy_location="HeadOnly", http_options={"host": host, "port": port})
+    scale = ({"num_replicas": "auto", "autoscaling_config": {
+        "min_replicas": replicas, "max_replicas": max_replicas, "initial_replicas": replicas,
+        # A replica reads reader_slots questions at once; more waiting means another is needed.
+        "target_ongoing_requests": config.reader_slots, "upscale_delay_s": 5, "downscale_delay_s": 60}}
+             if max_replicas and max_replicas > replicas else {"num_replicas": replicas})
     deployment = serve.deployment(
-        QAService, name="QAService", num_replicas=replicas,
-        # One CPU each: replicas spread over the nodes; a dead one is restarted by the controller,
-        # which notices within a health-check period.
-        ray_actor_options={"num_cpus": 1}, health_check_period_s=2, health_check_timeout_s=30,
+        QAService, name="QAService", **scale,
+        # `cpus` each: replicas spread over the nodes; a dead one is restarted by the controller,
+        # which notices within a health-check period (the first start loads the model).
+        ray_actor_options={"num_cpus": cpus}, health_check_period_s=2, health_check_timeout_s=60,
         max_ongoing_requests=8,
     )
     serve.run(deployment.bind(config, token), name=APP, route_prefix="/", blocking=False)
