@@ -127,7 +127,8 @@ class QAService:
             if mode not in MODES:
                 raise BadRequest(400, f'"mode" must be one of {", ".join(MODES)}')
             return {"passages": [p.to_dict() for p in self.engine.retrieve(question, k, mode)]}
-        return self.engine.answer(question, history=history(request.get("history", [])), user=client).to_dict()
+        turns = history(request.get("history", []))
+        return self.engine.answer(question, history=turns, user=client).to_dict()
 
 
 def parse(body: bytes) -> dict:
