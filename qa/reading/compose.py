@@ -17,7 +17,7 @@ from qa.reading import coverage, recency
 from qa.reading.cite import cited_text, group_facts, lead_with_short
 from qa.reading.lm_reader import LMReader
 from qa.reading.question import ask
-from qa.reading.reader import Reader, Reading
+from qa.reading.reader import SENTENCE_KINDS, Reader, Reading
 from qa.reading.scoring import Scored, Weights, score_sentences
 from qa.retrieval.followup import needs_context, resolve
 from qa.retrieval.retrieve import Mode, Retriever, clean_question
@@ -120,7 +120,8 @@ class Answerer:
                                 f"({str(exc).rstrip('.')}); the short answer is from the span reader.")
             return
         draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
-        if reading.no_answer >= self.decline:
+        # A why or how is answered by the cited sentences: the model not finding a clause is no refusal.
+        if reading.no_answer >= self.decline and ask(draft.query).kind not in SENTENCE_KINDS:
             yield self._refused(draft, DECLINED, reading)
             return
         yield self._compose(draft, reading)

@@ -20,7 +20,7 @@ from qa.passage import human_date
 from qa.reading.candidates import Candidate, normalise
 from qa.reading.lm_calibration import FEATURES, Calibration, default_calibration, features
 from qa.reading.locate import clean, locate_all
-from qa.reading.question import hinges
+from qa.reading.question import ask, hinges
 from qa.reading.reader import Reading, Span
 from qa.text.words import tokenize
 
@@ -38,6 +38,8 @@ class Prompt:
     system: str
     question: str
     earlier: str
+    reason: str
+    manner: str
     choice: str
     choice_none: str
     declined: str
@@ -113,7 +115,9 @@ class LMReader:
                  earlier: tuple[str, str] | None = None) -> list[dict[str, str]]:
         p = self.prompt
         before = p.earlier.format(question=earlier[0], answer=earlier[1]) if earlier else ""
-        user = p.question.format(passages=passages.text, earlier=before, question=question.strip())
+        kind = ask(question).kind
+        hint = p.reason if kind == "reason" else p.manner if kind == "manner" else ""
+        user = p.question.format(passages=passages.text, earlier=before, question=question.strip(), hint=hint)
         return [{"role": "system", "content": p.system}, {"role": "user", "content": user}]
 
     def read(self, question: str, scored: Sequence[tuple[int, float]],
