@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
+import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,7 +48,9 @@ class Line:
         self.clock = clock
         self._waiting: OrderedDict[str, deque[Ticket]] = OrderedDict()
         self._running = 0
+        self._readers: set[tuple[threading.Thread, Ticket]] = set()
         self._lock = threading.Condition()
+        _lines.add(self)
 
     def submit(self, user: str, work: Callable[[Callable[[], bool]], T], timeout: float) -> Ticket[T]:
         """Queue work (called with a function telling it to stop early); returns its ticket."""
@@ -118,7 +122,9 @@ class Line:
                 continue
             ticket.started = True
             self._running += 1
-            threading.Thread(target=self._run, args=(ticket,), name="qa-read", daemon=True).start()
+            thread = threading.Thread(target=self._run, args=(ticket,), name="qa-read", daemon=True)
+            self._readers.add((thread, ticket))
+            thread.start()
 
     def _run(self, ticket: Ticket) -> None:
         try:
@@ -128,5 +134,30 @@ class Line:
         finally:
             with self._lock:
                 self._running -= 1
+                self._readers = {r for r in self._readers if r[1] is not ticket}
                 ticket.done.set()
                 self._dispatch()
+
+    def close(self, wait: float = 30.0) -> None:
+        """Give up every question in line and tell the readings under way to stop; wait for them
+        (a thread still inside llama.cpp when the interpreter exits aborts the process)."""
+        with self._lock:
+            for queue in self._waiting.values():
+                for ticket in queue:
+                    ticket.cancelled = True
+                    ticket.done.set()
+            self._waiting.clear()
+            readers = list(self._readers)
+        deadline = time.monotonic() + wait
+        for thread, ticket in readers:
+            ticket.cancelled = True
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+
+_lines: weakref.WeakSet[Line] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_lines() -> None:
+    for line in list(_lines):
+        line.close()
