@@ -189,9 +189,12 @@ class QA:
         return self.answerer.retriever.search(question, k or self.config.k, mode, day(since), day(until))
 
     def answer(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
-               since: object = None, until: object = None, user: str = "") -> Answer:
-        """A cited answer, or answered=False when the (dated since..until) articles don't cover it."""
-        return self.answerer.answer(valid_text(question), history, mode, day(since), day(until), user)
+               since: object = None, until: object = None, user: str = "",
+               reader: str | None = None) -> Answer:
+        """A cited answer, or answered=False when the (dated since..until) articles don't cover it;
+        ``reader="spans"`` skips the language model for this question."""
+        return self.answerer.answer(valid_text(question), history, mode, day(since), day(until), user,
+                                    reader)
 
     def stream(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
                since: object = None, until: object = None, user: str = "") -> Iterator[Answer]:

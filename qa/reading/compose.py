@@ -76,20 +76,22 @@ class Answerer:
 
     def answer(self, question: str, history: Sequence[object] | None = None,
                mode: Mode = "hybrid", since: str | None = None, until: str | None = None,
-               user: str = "") -> Answer:
+               user: str = "", reader: str | None = None) -> Answer:
         """Answer a question (follow-ups resolved against history), from articles dated since..until."""
-        *_, final = self.stream(question, history, mode, since, until, user)
+        *_, final = self.stream(question, history, mode, since, until, user, reader)
         return final
 
     def stream(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
-               since: str | None = None, until: str | None = None, user: str = "") -> Iterator[Answer]:
+               since: str | None = None, until: str | None = None, user: str = "",
+               reader: str | None = None) -> Iterator[Answer]:
         """The answer, last; with the language-model reader, first provisional ones that cite the
-        best sentences while the question waits in line (``ahead``) and is read (``reading``)."""
+        best sentences while the question waits in line (``ahead``) and is read (``reading``).
+        ``reader="spans"`` answers with the span reader alone."""
         draft = self._draft(question, history, mode, since, until)
         if draft.refusal is not None:
             yield self._refused(draft, draft.refusal, draft.spans)
             return
-        if self.lm is None:
+        if self.lm is None or reader == "spans":
             yield self._compose(draft, draft.spans)
             return
         began = time.perf_counter()

@@ -23,7 +23,8 @@ GRADIO_MAX_FILE = "2mb"
 # Gradio deletes the files uploaded to it once they are this many seconds old (checked as often).
 UPLOAD_CACHE_S = 600
 
-
+# Answers (chat turns and /ask calls) handled at once; each waits its turn for the language model.
+ANSWERS_AT_ONCE = 64
 # Earlier questions an /ask call may pass: each is answered again to follow the conversation.
 MAX_HISTORY = 10
 # Turns a chat keeps (and shows) in its session, whatever the client sends: with questions cut
@@ -143,10 +144,15 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                 raise ValueError("history must be a list of the earlier questions, as text")
             fresh()
             turns: list[tuple[str, qa.Answer]] = []
-            for previous in (history or [])[-MAX_HISTORY:]:
+            earlier = (history or [])[-MAX_HISTORY:]
+            for n, previous in enumerate(earlier, 1):
                 previous = previous[:config.max_question_chars]
-                turns.append((previous, get().answer(previous, history=turns)))
-            return get().answer(question[:config.max_question_chars], history=turns).to_dict()
+                # Only the last turn is read by the language model: a follow-up leans on it alone.
+                reader = None if n == len(earlier) else "spans"
+                turns.append((previous, get().answer(previous, history=turns, user=_client(request),
+                                                     reader=reader)))
+            return get().answer(question[:config.max_question_chars], history=turns,
+                                user=_client(request)).to_dict()
         except (qa.QAError, ValueError, RateLimited) as exc:
             # A refusal is the client's to fix: one line in the log (rate limits log their own), no traceback.
             if not isinstance(exc, RateLimited):
@@ -194,8 +200,11 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                     status = gr.HTML("", elem_id="qa-status", css_template=CSS)
 
         private = {"api_visibility": "private"}
+        # Answers run side by side (Gradio's default is one at a time): they wait for the language
+        # model in the engine's line, which takes users in turn, not in Gradio's queue.
+        together = {"concurrency_limit": ANSWERS_AT_ONCE, "concurrency_id": "answers"}
         asking: dict[str, object] = {"fn": respond, "inputs": [question, turns, use_llm, since, until],
-                                     "outputs": [chat, question, turns], **private}
+                                     "outputs": [chat, question, turns], **private, **together}
         ask_btn.click(**asking)
         question.submit(**asking)
         for button, text in zip(examples, EXAMPLES, strict=True):
@@ -204,7 +213,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         # Public so scripts can add articles (gradio_client, handle_file); upload() checks rights.
         upload_btn.upload(upload, inputs=upload_btn, outputs=[status, articles], api_name="upload")
         demo.load(on_load, outputs=[articles, upload_box], **private)
-        gr.api(ask_api, api_name="ask")
+        gr.api(ask_api, api_name="ask", **together)
     return demo
 
 
