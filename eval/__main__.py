@@ -55,6 +55,8 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p.add_argument("--calibrate", action="store_true", help="quality: print the fitted refusal thresholds")
     p.add_argument("--records", help="realtimeqa: summarise a (partial) records log instead of running")
     p.add_argument("--year", default="2022", choices=["2022", "2025"], help="realtimeqa: which year")
+    p.add_argument("--resume", action="store_true",
+                   help="realtimeqa: keep the questions an interrupted run logged, ask the rest")
     args, rest = p.parse_known_args(argv)
     if rest and args.command not in DELEGATED:
         p.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -98,7 +100,8 @@ def realtimeqa(args: argparse.Namespace) -> dict:
         rtqa.rtqa_dir(year)  # a missing benchmark is one line, before any model loads
         log = records_log(year)  # quotes the benchmark: git-ignored
         log.parent.mkdir(parents=True, exist_ok=True)
-        log.unlink(missing_ok=True)
+        if not args.resume:
+            log.unlink(missing_ok=True)
         embedder = CachingEmbedder(build_embedder(), DEFAULT_CACHE)
         rt = rtqa.run(embedder, args.limit, log, CachingTagger(Tagger(Config.from_env().nlp), DEFAULT_CACHE),
                       year)

@@ -210,9 +210,15 @@ def run(embedder: Embedder, limit: int | None = None, out: Path | None = None,
     began = time.perf_counter()
     questions = load(rtqa_dir(year), limit=limit)
     min_evidence = Config.from_env().min_evidence
+    # Questions an interrupted run already logged (the log is appended to) are not asked again.
+    done = ({r["id"]: r for line in out.read_text("utf-8").splitlines() if line.strip()
+             for r in [json.loads(line)]} if out and out.is_file() else {})
     records = []
     with open(out, "a", encoding="utf-8") if out else open(os.devnull, "w") as sink:
         for q in tqdm(questions, desc=f"RealTime QA {year}", unit="q", mininterval=5):
+            if q["question_id"] in done:
+                records.append(done[q["question_id"]])
+                continue
             records.append(ask(q, embedder, min_evidence, tagger))
             sink.write(json.dumps(records[-1]) + "\n")
             sink.flush()
