@@ -193,12 +193,16 @@ def test_a_rerun_embeds_only_new_or_changed_articles(cluster, corpus, tmp_path):
 TOKEN = "t0ken-" + "a" * 58
 
 
-def _call(url: str, body: bytes | None = None, token: str | None = TOKEN) -> tuple[int, dict]:
+def _call(url: str, body: bytes | None = None, token: str | None = TOKEN, replica: list | None = None
+          ) -> tuple[int, dict]:
+    """(status, JSON) of a request; the answering replica's process id is appended to replica."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     request = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET",
                                      headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=60) as reply:
+        with urllib.request.urlopen(request, timeout=120) as reply:
+            if replica is not None:
+                replica.append(int(reply.headers.get("X-QA-Replica", "0")))
             return reply.status, json.loads(reply.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read() or b"{}")
@@ -265,6 +269,16 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
             time.sleep(1)
             replicas = _worker_pids(cluster, "ServeReplica:qa:QAService")
         assert len(replicas) == 2, replicas
+        # Each replica reads with the language model, from the one model file on the node.
+        read_by: dict[int, dict] = {}
+        while time.monotonic() < deadline and len(read_by) < 2:
+            pid: list[int] = []
+            status, answer = _call(url + "/ask", ask, replica=pid)
+            assert status == 200, answer
+            read_by[pid[0]] = answer
+        assert set(read_by) == set(replicas), (read_by.keys(), replicas)
+        for answer in read_by.values():
+            assert answer["reader"] == "lm" and answer["short"] == "100" and answer["timings"]["read_ms"] > 0
         before = {pid: _rss_mb(pid) for pid in replicas}
         assert _post_chunked(url + "/ask", 300) in (413, 0)  # 300 MB: refused at 64 KB
         grew = max(_rss_mb(pid) - before[pid] for pid in replicas)

@@ -92,7 +92,8 @@ class QAService:
                 return too_big
         client = request.client.host if request.client else ""
         status, payload = self.respond(request.method, request.url.path, bytes(body), client)
-        return JSONResponse(payload, status_code=status)
+        # Which replica answered: its process, as GET /health names it.
+        return JSONResponse(payload, status_code=status, headers={"X-QA-Replica": str(os.getpid())})
 
     def respond(self, method: str, path: str, body: bytes, client: str = "") -> tuple[int, dict]:
         """(status, JSON object) for a request; bad requests get a 4xx and {"error": one line}.
