@@ -78,7 +78,7 @@ def fit_types(engine: QA, rows: list[dict]) -> dict:
         by_source[source].append(sid)
     keys: dict[str, Counter] = defaultdict(Counter)
     kinds: dict[str, Counter] = defaultdict(Counter)
-    reader = rmod.Reader(index)
+    reader = rmod.SpanReader(index)
     for r in rows:
         gold = normalise(r["gold"])
         labels = [c.label for sid in by_source[f"{r['id']}.txt"] for c in reader.candidates(sid)

@@ -110,7 +110,7 @@ def test_subject_questions_name_their_verb() -> None:
 
 
 def test_manner_and_reason_questions_get_no_span() -> None:
-    from qa.reading.reader import Reader
+    from qa.reading.reader import SpanReader as Reader
 
     reader = Reader(index=None)  # type: ignore[arg-type]  # read() must not touch the index
     assert reader.read(ask("How did Shaheen get in touch with Reuters?"), [(0, 1.0)]).spans == ()

@@ -15,9 +15,8 @@ from qa.llm.runtime import RuntimeFailed
 from qa.passage import Passage
 from qa.reading import coverage, recency
 from qa.reading.cite import cited_text, group_facts, lead_with_short
-from qa.reading.lm_reader import LMReader
 from qa.reading.question import ask
-from qa.reading.reader import SENTENCE_KINDS, Reader, Reading
+from qa.reading.reader import SENTENCE_KINDS, Reader, Reading, SpanReader
 from qa.reading.scoring import Scored, Weights, score_sentences
 from qa.retrieval.followup import needs_context, resolve
 from qa.retrieval.retrieve import Mode, Retriever, clean_question
@@ -57,13 +56,13 @@ class Answerer:
     def __init__(self, retriever: Retriever, min_evidence: float, k: int = 5,
                  max_facts: int = 2, weights: Weights | None = None,
                  max_question_chars: int = 2000, min_short: float = 0.4,
-                 hinge_evidence: float = 1.0, lm: LMReader | None = None, decline: float = 0.5,
+                 hinge_evidence: float = 1.0, lm: Reader | None = None, decline: float = 0.5,
                  line: Line | None = None, read_timeout: float = 20.0) -> None:
         self.weights = weights or Weights()
         self.max_question_chars = max_question_chars
         self.retriever = retriever
         self.index = retriever.index
-        self.reader = Reader(self.index)
+        self.reader = SpanReader(self.index)
         self.lm = lm
         self.min_evidence = min_evidence
         self.min_short = min_short

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from qa.index.load import Index
 from qa.reading.candidates import Candidate, sentence_candidates, without_question_words
-from qa.reading.question import Asked
+from qa.reading.question import Asked, ask
 
 RANKER_FILE = Path(__file__).with_name("ranker.json")
 # No feature counts how many sentences or articles repeat a span: in the back numbers each
@@ -118,8 +119,21 @@ def default_ranker() -> Ranker:
     return Ranker.load()
 
 
-class Reader:
+class Reader(Protocol):
+    """What reads the best sentences for the short answer: the span ranker below, or the language
+    model (qa/reading/lm_reader.py); ``QA_READER`` chooses."""
+
+    name: str
+
+    def read(self, question: str, scored: Sequence[tuple[int, float]],
+             earlier: tuple[str, str] | None = None, give_up: Callable[[], bool] | None = None
+             ) -> Reading: ...
+
+
+class SpanReader:
     """Reads the best sentences of an index for the span that answers a question."""
+
+    name = "spans"
 
     def __init__(self, index: Index, ranker: Ranker | None = None, pool: int = POOL) -> None:
         self.index = index
@@ -209,8 +223,11 @@ class Reader:
                                              / (len(terms) * weights.default)) if terms else 0.0
         return found
 
-    def read(self, asked: Asked, scored: Sequence[tuple[int, float]]) -> Reading:
-        """The candidates best first, one per distinct text, and the chance that none answers."""
+    def read(self, question: str | Asked, scored: Sequence[tuple[int, float]],
+             earlier: tuple[str, str] | None = None, give_up: Callable[[], bool] | None = None) -> Reading:
+        """The candidates best first, one per distinct text, and the chance that none answers (in
+        milliseconds: the earlier turn is already in a resolved follow-up's words)."""
+        asked = ask(question) if isinstance(question, str) else question
         if asked.kind in SENTENCE_KINDS:
             return Reading((), 1.0)
         found, x = self.features(asked, scored)
