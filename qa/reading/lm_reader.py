@@ -120,6 +120,11 @@ class LMReader:
         user = p.question.format(passages=passages.text, earlier=before, question=question.strip(), hint=hint)
         return [{"role": "system", "content": p.system}, {"role": "user", "content": user}]
 
+    def warm(self) -> None:
+        """Load the model and read the fixed instruction into its cache, before the first question."""
+        self.runtime.complete([{"role": "system", "content": self.prompt.system},
+                               {"role": "user", "content": "Passages:"}], max_tokens=1)
+
     def read(self, question: str, scored: Sequence[tuple[int, float]],
              earlier: tuple[str, str] | None = None, give_up: Callable[[], bool] | None = None) -> Reading:
         """The model's phrase as a span of the sentence that holds it, with its confidence; a
