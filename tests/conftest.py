@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -63,19 +62,38 @@ def fake_qa(tiny_config: Config, fake_embedder: FakeEmbedder) -> QA:
     return QA(tiny_config, embedder=fake_embedder)
 
 
+@pytest.fixture(autouse=True)
+def _private_model_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every test starts with QA_CACHE_DIR at an empty folder of its own: none writes into
+    ~/.cache/qa, and none finds an export another test made unless it asks for ``model_cache``."""
+    monkeypatch.setenv("QA_CACHE_DIR", str(tmp_path_factory.mktemp("no-model-cache")))
+
+
 @pytest.fixture(scope="session")
-def real_qa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QA]:
-    """The real packaged model over a copy of the real seeds, in a private index folder."""
+def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private model cache holding the ONNX exports (about 15 s), made once by the first test
+    that needs them; the environment is left alone (see ``model_cache``)."""
+    from qa.embedding.export import export_onnx
+
+    root = tmp_path_factory.mktemp("model-cache")
+    export_onnx(root)
+    return root
+
+
+@pytest.fixture
+def model_cache(onnx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """QA_CACHE_DIR at the shared exports for this test only: engines made from the environment
+    (the CLI's, a subprocess's) find them instead of exporting again or rebuilding with torch."""
+    monkeypatch.setenv("QA_CACHE_DIR", str(onnx_cache))
+    return onnx_cache
+
+
+@pytest.fixture(scope="session")
+def real_qa(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path) -> QA:
+    """The real packaged model over a copy of the real seeds, in a private index folder, built
+    with the ONNX exports of ``onnx_cache`` (the CLI tests over it ask for ``model_cache``)."""
     root = tmp_path_factory.mktemp("real")
     shutil.copytree(SEEDS, root / "seeds")
-    # A private cache too, so that the build really exports the ONNX models (qa/embedding/export.py);
-    # engines the tests make from the environment (the CLI's) share it.
-    before = os.environ.get("QA_CACHE_DIR")
-    os.environ["QA_CACHE_DIR"] = str(root / "cache")
-    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index"))
+    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index", cache_dir=onnx_cache))
     engine.build()
-    yield engine
-    if before is None:
-        os.environ.pop("QA_CACHE_DIR", None)
-    else:
-        os.environ["QA_CACHE_DIR"] = before
+    return engine
