@@ -26,7 +26,8 @@ def embedder(monkeypatch: pytest.MonkeyPatch) -> FakeEmbedder:
     shared = FakeEmbedder()
     original = qa.QA.__init__
 
-    def init(self: qa.QA, config: qa.Config | None = None, embedder: object = None, tagger: object = None) -> None:
+    def init(self: qa.QA, config: qa.Config | None = None, embedder: object = None,
+             tagger: object = None) -> None:
         original(self, config, embedder=shared, tagger=tagger)  # type: ignore[arg-type]
 
     monkeypatch.setattr("qa.engine.QA.__init__", init)
@@ -34,7 +35,8 @@ def embedder(monkeypatch: pytest.MonkeyPatch) -> FakeEmbedder:
 
 
 def _cli(config: qa.Config, *args: str) -> Result:
-    return CliRunner().invoke(main, ["--seeds", str(config.seeds_dir), "--index", str(config.index_dir), *args])
+    folders = ["--seeds", str(config.seeds_dir), "--index", str(config.index_dir)]
+    return CliRunner().invoke(main, [*folders, *args])
 
 
 def test_build_force_embeds_every_article_again(tiny_config: qa.Config, embedder: FakeEmbedder) -> None:
@@ -44,7 +46,8 @@ def test_build_force_embeds_every_article_again(tiny_config: qa.Config, embedder
     again = _cli(tiny_config, "build")
     assert again.output.strip() == "Index is up to date (3 articles)." and embedder.embedded == once
     forced = _cli(tiny_config, "build", "--force")
-    assert forced.exit_code == 0 and "3 added, 0 changed, 0 removed, 0 unchanged" in forced.output, forced.output
+    assert forced.exit_code == 0, forced.output
+    assert "3 added, 0 changed, 0 removed, 0 unchanged" in forced.output
     assert embedder.embedded == 2 * once  # every chunk and sentence embedded again, none reused
 
 
@@ -78,7 +81,8 @@ def test_add_a_folder_adds_its_articles_and_refuses_the_rest(tiny_config: qa.Con
     assert out.exit_code == 2
     assert "Added 2 article(s) from 2 file(s); 1 refused." in out.output
     assert [line for line in out.output.splitlines() if line.startswith("Refused")] == [
-        "Refused: photo.jpg: unknown format; articles can be .txt, .md, .html, .htm, .pdf, .docx, .xml, .rss, .atom"]
+        "Refused: photo.jpg: unknown format; articles can be "
+        ".txt, .md, .html, .htm, .pdf, .docx, .xml, .rss, .atom"]
     seeds = sorted(p.name for p in tiny_config.seeds_dir.iterdir())
     assert seeds == ["alpha.txt", "beta.txt", "ferry.txt", "gamma.md", "harbour.md"]
     engine = qa.QA(tiny_config)

@@ -88,8 +88,8 @@ def test_an_address_not_of_this_machine_is_one_line_and_exit_2():
     out = subprocess.run([sys.executable, str(ROOT / "app.py"), "--host", "192.0.2.1", "--port", str(port)],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
-    assert out.stderr.strip() == (f"error: cannot listen on 192.0.2.1:{port} (Cannot assign requested address); "
-                                  "set QA_HOST and QA_PORT")
+    assert out.stderr.strip() == (f"error: cannot listen on 192.0.2.1:{port} (Cannot assign requested "
+                                  "address); set QA_HOST and QA_PORT")
 
 
 def test_looks_english():

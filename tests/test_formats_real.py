@@ -118,8 +118,8 @@ def chat_page(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path) -> Ite
     shutil.copytree(ROOT / "seeds", root / "seeds")
     for name, text in DATED.items():
         (root / "seeds" / name).write_text(text)
-    engine = qa.QA(qa.Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index", cache_dir=onnx_cache,
-                                      uploads=True, rate=0))
+    engine = qa.QA(qa.Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index",
+                                      cache_dir=onnx_cache, uploads=True, rate=0))
     engine.build()
     with serving(engine) as url, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=files.CHROMIUM, headless=True,
