@@ -232,7 +232,8 @@ def llama_server() -> Iterator[str]:
     # Some builds of llama.cpp crash (SIGSEGV) on any physical batch of more than one token; one
     # token at a time still works, only slower. Said, not hidden: the server the tests ask is real.
     warnings.warn("llama_cpp.server crashed decoding a prompt: this llama-cpp-python build cannot decode "
-                  "batches; the tests serve with --n_ubatch 1 (rebuild llama-cpp-python to fix)", stacklevel=1)
+                  "batches; the tests serve with --n_ubatch 1 (rebuild llama-cpp-python to fix)",
+                  stacklevel=1)
     with serve(gguf, options=("--n_ubatch", "1")) as url:
         assert _decodes(url), "llama_cpp.server cannot decode even one token at a time"
         yield url
@@ -249,8 +250,8 @@ def test_the_real_model_is_verified_and_its_unsupported_reply_never_shown(real_q
     # SmolLM2-135M cites none of them, so the verifier drops them all and the cited extractive
     # answer is shown instead, with a notice saying why.
     assert answer.dropped, answer.notice
-    assert answer.notice == ("No sentence of the local model's answer could be verified against the articles; "
-                             "showing the extractive answer.")
+    assert answer.notice == ("No sentence of the local model's answer could be verified against the "
+                             "articles; showing the extractive answer.")
     assert answer.method == "extractive" and answer.answered and answer.passages == extractive.passages
     assert answer.text == extractive.text and answer.citations == extractive.citations
     assert "Doha" in answer.citations[0].text
