@@ -313,3 +313,26 @@ def test_reply_shows_a_pending_state_first(fake_qa: qa.QA) -> None:
     assert "qa-pending" not in html and len(turns) == 1 and isinstance(turns[0][1], qa.Answer)
     errors = list(respond("   ", []))
     assert "qa-pending" not in errors[-1][0] and errors[-1][2] == []
+
+
+def test_ask_api_follows_only_the_last_10_history_questions(fake_qa: qa.QA,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = chat.build_demo(fake_qa)
+    ask_api = next(f.fn for f in demo.fns.values() if f.name == "ask_api")
+    asked: list[tuple[str, list[str]]] = []
+    answer = qa.QA.answer
+
+    def spy(self: qa.QA, question: str, history: object = None, *args: object, **kwargs: object) -> qa.Answer:
+        asked.append((question, [q for q, _ in history or []]))
+        return answer(self, question, history, *args, **kwargs)
+
+    monkeypatch.setattr(qa.QA, "answer", spy)
+    history = [f"Question number {n} about the bridge?" for n in range(12)]
+    reply = ask_api("How many cars cross it every day?", history)
+    # The first two are dropped; each kept one is answered after those before it, then the question.
+    kept = history[2:]
+    assert [q for q, _ in asked] == [*kept, "How many cars cross it every day?"]
+    assert [h for _, h in asked] == [kept[:n] for n in range(len(kept) + 1)]
+    assert reply["question"] == "How many cars cross it every day?" and kept[-1] in reply["query"]
+    with pytest.raises(gr.Error, match="history must be a list of the earlier questions"):
+        ask_api("Who?", [{"question": "not text"}])
