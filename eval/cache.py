@@ -22,6 +22,11 @@ from qa.text.nlp import Span, Tagger
 DEFAULT_CACHE = Path(__file__).parent / "results" / "cache" / "embeddings.sqlite"
 
 
+def records_log(year: str) -> Path:
+    """Where a RealTime QA run logs each question's record (it quotes the benchmark: git-ignored)."""
+    return DEFAULT_CACHE.parent / ("rtqa_records.jsonl" if year == "2022" else f"rtqa_{year}_records.jsonl")
+
+
 class CachingEmbedder:
     """Delegates to an embedder, embedding only texts whose vectors are not stored yet."""
 

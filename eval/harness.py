@@ -121,7 +121,8 @@ def ask_all(engine: QA, questions: list[dict], mode: str, bar: tqdm | None = Non
         record = {"id": q["id"], "kind": q["kind"], "answerable": q["answerable"], "mode": mode,
                   "answered": answer.answered, "evidence_score": answer.evidence, "latency_ms": latency,
                   "short": answer.short, "confidence": answer.confidence, "text": answer.text,
-                  "query": answer.query,
+                  "query": answer.query, "reader": answer.reader, "no_answer": answer.no_answer,
+                  "read_ms": answer.timings.get("read_ms"), "notice": answer.notice,
                   # The refusal signals, whatever the thresholds: eval/calibrate.py sweeps them.
                   "missing": bool(coverage.missing(ask(q["question"]),
                                                    [p.text for p in answer.passages])),
@@ -152,6 +153,10 @@ def summarize(records: list[dict]) -> dict[str, float]:
     out["refusal_precision"], out["refusal_recall"] = m.precision_recall(refused_unans, refused_ans,
                                                                          answered_unans)
     out["false_refusal_rate"] = refused_ans / len(answerable) if answerable else 0.0
+    read = [r for r in records if r.get("reader") == "lm" and r.get("read_ms") is not None]
+    out["read_by_lm"] = len(read) / len(records)
+    if read:
+        out["read_ms_p50"] = m.percentile([r["read_ms"] for r in read], 50)
     latencies = [r["latency_ms"] for r in records]
     out["latency_p50_ms"] = m.percentile(latencies, 50)
     out["latency_p95_ms"] = m.percentile(latencies, 95)

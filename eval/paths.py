@@ -41,6 +41,11 @@ class MissingData(Exception):
     """A benchmark folder that is not on this machine; the message says where it is looked for."""
 
 
+def rtqa_file(year: str) -> str:
+    """The results file of a RealTime QA year."""
+    return "realtimeqa.json" if year == "2022" else f"realtimeqa-{year}.json"
+
+
 def benchmark_dir(name: str) -> Path:
     """A benchmark's folder: QA_RTQA_DIR for realtimeqa-2022, else QA_BENCHMARKS_DIR/NAME.
 

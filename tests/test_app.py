@@ -118,7 +118,7 @@ def ask(page: Page, question: str) -> str:
     page.click("#qa-ask")
     page.wait_for_function(
         "n => document.querySelectorAll('.qa-a:not(.qa-pending)').length > n"
-        " && !document.querySelector('.qa-pending')", arg=before, timeout=30_000)
+        " && !document.querySelector('.qa-pending, .qa-still-reading')", arg=before, timeout=60_000)
     return replies.last.inner_text()
 
 
@@ -169,6 +169,21 @@ def test_answer_with_highlighted_source(page: Page) -> None:
 def cited(page: Page) -> list[str]:
     """The cited sentences of the last answer, as its sources show them."""
     return page.locator(".qa-a").last.locator(".qa-source .qa-snippet").all_inner_texts()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_short_answer_follows_the_cited_sentences(page: Page) -> None:
+    new_chat(page)
+    page.fill("#qa-question textarea", "Who tweeted about the decree for the Afghan president?")
+    page.click("#qa-ask")
+    reading = page.wait_for_selector(".qa-still-reading .qa-reading", timeout=30_000)
+    assert "Reading" in reading.inner_text()
+    assert page.locator(".qa-still-reading .qa-source").count() >= 1  # the sentences are cited already
+    page.wait_for_selector(".qa-answered:not(.qa-still-reading) .qa-short", timeout=60_000)
+    assert "Seddiqi" in page.locator(".qa-short").last.inner_text()
+    assert page.locator(".qa-reading").count() == 0
+    assert "read by the language model" in page.locator(".qa-timing").last.inner_text()
 
 
 @pytest.mark.browser
@@ -336,3 +351,15 @@ def test_ask_api_follows_only_the_last_10_history_questions(fake_qa: qa.QA,
     assert reply["question"] == "How many cars cross it every day?" and kept[-1] in reply["query"]
     with pytest.raises(gr.Error, match="history must be a list of the earlier questions"):
         ask_api("Who?", [{"question": "not text"}])
+
+
+def test_reply_cites_first_then_shows_the_readers_short_answer(tiny_config: qa.Config, fake_embedder) -> None:  # noqa: ANN001
+    from fake_runtime import FakeRuntime
+
+    engine = qa.QA(tiny_config.replace(reader="lm"), embedder=fake_embedder, runtime=FakeRuntime("40,000"))
+    respond = next(f.fn for f in chat.build_demo(engine).fns.values() if f.name == "respond")
+    steps = [html for html, _, _ in respond("How many cars cross the bridge every day?", [])]
+    reading = [html for html in steps if "qa-reading" in html]
+    assert len(reading) == 1 and "About 40,000 cars" in reading[0] and "qa-short" not in reading[0]
+    assert "qa-reading" not in steps[-1] and "Short answer: <strong>40,000</strong>" in steps[-1]
+

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from qa import QA, Config
 from qa.embedding import export as export_module
 from qa.embedding.export import export_onnx, export_path, float_path
 
@@ -42,8 +41,7 @@ def test_engine_survives_a_failed_export(tmp_path: Path, monkeypatch: pytest.Mon
     def fail(cache_dir: Path) -> Path:
         raise RuntimeError("no space left on device\nlong torch details")
 
-    monkeypatch.setattr("qa.engine.export_onnx", fail)
-    engine = QA(Config(seeds_dir=tmp_path, index_dir=tmp_path / "ix", cache_dir=tmp_path / "c"))
+    monkeypatch.setattr(export_module, "export_onnx", fail)
     with caplog.at_level(logging.WARNING):
-        engine._export()
+        export_module.export_or_warn(tmp_path / "c")
     assert "no space left on device" in caplog.text and "long torch details" not in caplog.text

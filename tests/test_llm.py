@@ -162,35 +162,55 @@ def test_chat_streams_verified_sentences_before_the_final_answer(llm_qa: qa.QA) 
     assert final.dropped == (f"{BAD}.",) and "1 generated sentence(s) dropped" in html
 
 
-def test_chat_toggle_only_with_a_server(fake_qa: qa.QA) -> None:
+def test_chat_toggle_only_with_a_model_to_write(fake_qa: qa.QA) -> None:
     def toggle(demo: object) -> object:
         return next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "qa-llm")  # type: ignore[attr-defined]
 
-    assert toggle(chat.build_demo(fake_qa)).visible is False
-    assert toggle(chat.build_demo(_with(fake_qa, "http://127.0.0.1:9/v1"))).visible is True
+    assert toggle(chat.build_demo(fake_qa)).visible is False  # the span reader, no server
+    fake_qa.config = fake_qa.config.replace(reader="lm")
+    box = toggle(chat.build_demo(fake_qa))
+    assert box.visible is True and "the reader's language model" in box.label
+    fake_qa.config = fake_qa.config.replace(reader="spans")
+    box = toggle(chat.build_demo(_with(fake_qa, "http://127.0.0.1:9/v1")))
+    assert box.visible is True and "http://127.0.0.1:9/v1" in box.label
 
 
-def test_cli_llm_needs_a_url_and_streams(llm_qa: qa.QA, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_llm_writes_with_the_readers_model_without_a_url(llm_qa: qa.QA,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from fake_runtime import FakeRuntime
+
     cfg = llm_qa.config
     args = ["--seeds", str(cfg.seeds_dir), "--index", str(cfg.index_dir)]
-    monkeypatch.delenv("QA_LLM_URL", raising=False)
-    for command in (["ask", "--llm", QUESTION], ["chat", "--llm"]):
-        out = CliRunner().invoke(cli, args + command)
-        assert out.exit_code == 2 and out.output.strip().count("\n") == 0 and "QA_LLM_URL" in out.output
-    monkeypatch.setattr("qa.engine.QA.__init__", _reusing(llm_qa))
     n = _number_of(llm_qa.answer(QUESTION), "40,000")
+    runtime = FakeRuntime(f"{GOOD} [{n}].")
+    monkeypatch.delenv("QA_LLM_URL", raising=False)
+    monkeypatch.setenv("QA_READER", "spans")  # the model only writes here, it does not read
+    monkeypatch.setattr("qa.engine.QA.__init__", _reusing(llm_qa, runtime))
+    out = CliRunner().invoke(cli, args + ["ask", "--llm", QUESTION])
+    assert out.exit_code == 0 and f"{GOOD}. [1]" in out.output and "Sources:" in out.output
+    assert [r["max_tokens"] for r in runtime.requests] == [160]  # one reply, from the in-process model
+    broken = FakeRuntime(fail=qa.QAError("the reader's language model is not installed: run `make setup`"))
+    monkeypatch.setattr("qa.engine.QA.__init__", _reusing(llm_qa, broken))
+    out = CliRunner().invoke(cli, args + ["ask", "--llm", QUESTION])
+    assert out.exit_code == 0 and "not installed" in out.output
+    assert "showing the extractive answer" in out.output
+    monkeypatch.setattr("qa.engine.QA.__init__", _reusing(llm_qa))
     with FakeLLM(f"{GOOD} [{n}].") as server:
         monkeypatch.setenv("QA_LLM_URL", server.url)
         out = CliRunner().invoke(cli, args + ["ask", "--llm", QUESTION])
     assert out.exit_code == 0 and f"{GOOD}. [1]" in out.output and "Sources:" in out.output
+    assert server.requests
 
 
-def _reusing(engine: qa.QA):  # noqa: ANN202
+_ORIGINAL_INIT = qa.QA.__init__
+
+
+def _reusing(engine: qa.QA, runtime: object = None):  # noqa: ANN202
     """A QA.__init__ that shares the test engine's fake embedder (the CLI builds its own QA)."""
-    original = qa.QA.__init__
+    original = _ORIGINAL_INIT
 
-    def init(self: qa.QA, config: qa.Config | None = None, embedder: object = None) -> None:
-        original(self, config, embedder=engine.embedder)
+    def init(self: qa.QA, config: qa.Config | None = None, embedder: object = None, **kwargs: object) -> None:
+        original(self, config, embedder=engine.embedder, runtime=runtime)  # type: ignore[arg-type]
 
     return init
 

@@ -54,6 +54,16 @@ def export_onnx(cache_dir: Path) -> Path:
     return dest
 
 
+def export_or_warn(cache_dir: Path) -> None:
+    """Make the ONNX exports once per machine; on failure say so, as sentence-transformers still works."""
+    try:
+        export_onnx(cache_dir)
+    except Exception as exc:  # noqa: BLE001 - sentence-transformers and the int8 twin still work
+        log.warning("could not export the model to ONNX (%s); building with sentence-transformers, "
+                    "questions use the int8 twin",
+                    str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+
+
 def _export_float(path: Path) -> tuple[int, int]:
     """Write the model's float32 graph (token ids in, last hidden states out) to path."""
     import torch

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import queue
 import re
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import Protocol
@@ -14,6 +16,7 @@ from qa.config import Config
 from qa.errors import QAError
 from qa.generation.verify import MARKERS, Verified, verify
 from qa.index.load import Index
+from qa.llm.runtime import Runtime
 from qa.passage import Passage
 from qa.reading.compose import Answerer
 from qa.text.sentences import split_sentences
@@ -37,6 +40,7 @@ class Answering(Protocol):
     config: Config
     index: Index
     answerer: Answerer
+    runtime: Runtime
 
     def answer(self, question: str, history: Sequence[object] | None = None, mode: str = "hybrid",
                since: object = None, until: object = None) -> Answer: ...
@@ -64,8 +68,15 @@ def build_messages(query: str, passages: Sequence[Passage],
     return messages
 
 
-def stream_text(config: Config, messages: list[dict[str, str]]) -> Iterator[str]:
-    """The model's reply as text deltas; LLMUnavailable on any failure or past the timeout."""
+def stream_text(config: Config, messages: list[dict[str, str]], runtime: Runtime | None = None
+                ) -> Iterator[str]:
+    """The model's reply as text deltas, from QA_LLM_URL's server, else from the reader's model;
+    LLMUnavailable on any failure or past the timeout."""
+    if not config.llm_url:
+        if runtime is None:
+            raise QAError("no language model: set QA_LLM_URL, or install the reader's model (`make setup`)")
+        yield from _stream_runtime(runtime, messages, config.llm_timeout)
+        return
     try:
         import httpx
         from openai import OpenAI, OpenAIError
@@ -93,6 +104,31 @@ def stream_text(config: Config, messages: list[dict[str, str]]) -> Iterator[str]
         client.close()
 
 
+def _stream_runtime(runtime: Runtime, messages: list[dict[str, str]], timeout: float) -> Iterator[str]:
+    """The in-process model's reply as it is written (it writes in a thread; we wait at most timeout)."""
+    pieces: queue.Queue[object] = queue.Queue()
+
+    def write() -> None:
+        try:
+            runtime.complete(messages, max_tokens=MAX_TOKENS, on_text=pieces.put)
+            pieces.put(None)
+        except Exception as exc:  # noqa: BLE001 - a model that cannot be loaded or fails mid-way
+            pieces.put(exc)
+
+    threading.Thread(target=write, name="qa-generate", daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            piece = pieces.get(timeout=max(0.01, deadline - time.monotonic()))
+        except queue.Empty:
+            raise LLMUnavailable(f"no complete reply within {timeout:g} s") from None
+        if piece is None:
+            return
+        if isinstance(piece, Exception):
+            raise LLMUnavailable(str(piece).splitlines()[0] if str(piece) else type(piece).__name__)
+        yield str(piece)
+
+
 def stream_answer(engine: Answering, question: str, history: Sequence[object] | None = None,
                   since: object = None, until: object = None) -> Iterator[Answer]:
     """Provisional answers made of the verified sentences so far, then the final answer (last).
@@ -102,8 +138,6 @@ def stream_answer(engine: Answering, question: str, history: Sequence[object] | 
     answer with a notice.
     """
     config = engine.config
-    if not config.llm_url:
-        raise QAError("no LLM server configured: set QA_LLM_URL (e.g. http://127.0.0.1:11434/v1)")
     base = engine.answer(question, history, since=since, until=until)
     if not base.answered:
         yield base
@@ -113,7 +147,7 @@ def stream_answer(engine: Answering, question: str, history: Sequence[object] | 
     embed = engine.answerer.retriever.embed_query
     text, shown, ending = "", "", False
     try:
-        for delta in stream_text(config, messages):
+        for delta in stream_text(config, messages, None if config.llm_url else engine.runtime):
             text += delta
             # A sentence is known complete once the next one starts: words after a full stop.
             ending = ending or bool(_BOUNDARY.search(delta))
@@ -129,7 +163,7 @@ def stream_answer(engine: Answering, question: str, history: Sequence[object] | 
                 shown = partial.text
                 yield _generated(base, partial, began)
     except LLMUnavailable as exc:
-        log.warning("LLM server %s failed: %s", config.llm_url, exc)
+        log.warning("language model %s failed: %s", config.llm_url or "in process", exc)
         yield _fallback(base, began, f"The local model did not answer ({exc}); showing the extractive "
                                      "answer.")
         return

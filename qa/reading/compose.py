@@ -1,119 +1,144 @@
-"""Extractive answers: pick the sentences that answer, cite each one exactly, or decline."""
+"""Answers: pick the sentences that answer, cite each one exactly, lead with the reader's short
+answer, or decline."""
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
-
-import numpy as np
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 
 from qa.answer import NOT_COVERED, Answer, contains_span
+from qa.errors import QAError
+from qa.llm.runtime import RuntimeFailed
 from qa.passage import Passage
 from qa.reading import coverage, recency
+from qa.reading.lm_reader import LMReader
 from qa.reading.question import ask
 from qa.reading.reader import Reader, Reading
-from qa.retrieval.followup import resolve
+from qa.reading.scoring import Scored, Weights, score_sentences
+from qa.retrieval.followup import needs_context, resolve
 from qa.retrieval.retrieve import Mode, Retriever, clean_question
-from qa.text.words import looks_english, tokenize
+from qa.text.words import looks_english
+
+log = logging.getLogger(__name__)
 
 _KIND_WORDS = {"money": "a sum of money", "percent": "a percentage", "count": "a number"}
 NOT_ENGLISH = ("The question does not look like English: the articles and the model are English, "
                "so ask in English.")
+DECLINED = "The reader found no answer to this in the retrieved sentences."
+_UNREAD = Reading((), 1.0, reader="lm")
+
+__all__ = ["Answerer", "Weights"]
 
 
 @dataclass(frozen=True)
-class Weights:
-    """How much each piece of evidence counts in a sentence's score."""
+class _Draft:
+    """What an answer is made from before the language model reads: passages, scored sentences,
+    the span reader's reading, and a refusal when the evidence already rules one."""
 
-    dense: float = 0.6  # cosine of question and sentence vectors
-    lexical: float = 0.4  # idf-weighted share of the question's terms in the sentence
-    type: float = 0.1  # the sentence holds a span of the kind asked for (a person, a count...)
-    proximity: float = 0.1  # the question's terms sit close together in the sentence
-    rank: float = 0.0  # the sentence's passage ranks high in retrieval
-    context: float = 0.3  # weight of terms that come from earlier turns, not the question
-
-
-@dataclass(frozen=True)
-class _Scored:
-    sentence: int
-    score: float
-    short: str | None = None
+    question: str
+    query: str
+    passages: tuple[Passage, ...]
+    scored: list[Scored]
+    evidence: float
+    spans: Reading
+    refusal: str | None
+    earlier: tuple[str, str] | None
+    timings: dict[str, float]
 
 
 class Answerer:
-    """Composes extractive answers from a retriever's passages and precomputed sentence vectors."""
+    """Composes cited answers from a retriever's passages; the short answer comes from the
+    language-model reader when there is one, else (and when it fails) from the span reader."""
 
     def __init__(self, retriever: Retriever, min_evidence: float, k: int = 5,
                  max_facts: int = 2, weights: Weights | None = None,
                  max_question_chars: int = 2000, min_short: float = 0.4,
-                 hinge_evidence: float = 1.0) -> None:
+                 hinge_evidence: float = 1.0, lm: LMReader | None = None, decline: float = 0.5) -> None:
         self.weights = weights or Weights()
         self.max_question_chars = max_question_chars
         self.retriever = retriever
         self.index = retriever.index
         self.reader = Reader(self.index)
+        self.lm = lm
         self.min_evidence = min_evidence
         self.min_short = min_short
         self.hinge_evidence = hinge_evidence
+        self.decline = decline
         self.k = k
         self.max_facts = max_facts
 
     def answer(self, question: str, history: Sequence[object] | None = None,
                mode: Mode = "hybrid", since: str | None = None, until: str | None = None) -> Answer:
         """Answer a question (follow-ups resolved against history), from articles dated since..until."""
+        *_, final = self.stream(question, history, mode, since, until)
+        return final
+
+    def stream(self, question: str, history: Sequence[object] | None = None,
+               mode: Mode = "hybrid", since: str | None = None, until: str | None = None) -> Iterator[Answer]:
+        """The answer, last; with the language-model reader, first a provisional one that cites the
+        best sentences while the model reads (``reading`` True)."""
+        draft = self._draft(question, history, mode, since, until)
+        if draft.refusal is not None:
+            yield self._refused(draft, draft.refusal, draft.spans)
+            return
+        if self.lm is None:
+            yield self._compose(draft, draft.spans)
+            return
+        yield self._compose(draft, _UNREAD, provisional=True)
+        began = time.perf_counter()
+        try:
+            # A follow-up whose pronoun was resolved reads as the standalone question it became
+            # ("Which agency did Suhail Shaheen speak to?"); one resolved by context reads as asked.
+            asked = draft.query if not draft.query.startswith(draft.question) else draft.question
+            reading = self.lm.read(asked, [(s.sentence, s.score) for s in draft.scored], draft.earlier)
+        except (QAError, RuntimeFailed) as exc:
+            draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
+            yield self._compose(draft, draft.spans, notice=f"The language-model reader is unavailable "
+                                f"({str(exc).rstrip('.')}); the short answer is from the span reader.")
+            return
+        draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
+        if reading.no_answer >= self.decline:
+            yield self._refused(draft, DECLINED, reading)
+            return
+        yield self._compose(draft, reading)
+
+    def _draft(self, question: str, history: Sequence[object] | None, mode: Mode, since: str | None,
+               until: str | None) -> _Draft:
         began = time.perf_counter()
         question = clean_question(question, self.max_question_chars)
         query = resolve(question, history)
         hits = self.retriever.select(query, self.k, mode, since, until)
         passages = tuple(self.retriever.passage(i, s) for i, s in hits)
         retrieved = time.perf_counter()
-        scored = self._score(question, query, [i for i, _ in hits])
-        timings = {"retrieve_ms": (retrieved - began) * 1000}
+        scored = score_sentences(self.index, self.retriever, self.weights, question, query,
+                                 [i for i, _ in hits])
         evidence = scored[0].score if scored else 0.0
-        reading = self.reader.read(ask(query), [(s.sentence, s.score) for s in scored])
-        best = reading.best
+        spans = self.reader.read(ask(query), [(s.sentence, s.score) for s in scored])
         refusal = self._refusal(question, query, evidence, passages, scored)
-        if refusal is not None:
-            timings["answer_ms"] = (time.perf_counter() - retrieved) * 1000
-            return Answer(question, NOT_COVERED, False, passages=passages, query=query,
-                          evidence=round(evidence, 4), timings=timings, notice=refusal or None,
-                          confidence=round(best.confidence, 4) if best else 0.0,
-                          no_answer=round(reading.no_answer, 4))
-        scored, span = self._lead_with_short(scored, reading)
-        facts, span = recency.latest_first(self.index, scored, self._facts(scored), reading, span,
-                                           self.min_short, _Scored)
-        citations: list[Passage] = []
-        parts = []
-        for group in facts:
-            markers = []
-            for item in group:
-                citations.append(self._citation(item.sentence, item.score))
-                markers.append(f"[{len(citations)}]")
-            parts.append(f"{' '.join(self.index.sentence_text(group[0].sentence).split())} "
-                         + "".join(markers))
-        parts = recency.dated_text(self.index, facts, parts)
-        timings["answer_ms"] = (time.perf_counter() - retrieved) * 1000
-        return Answer(question, " ".join(parts), True, tuple(citations), span.text if span else None,
-                      passages, query, round(evidence, 4), timings, short_span=span,
-                      confidence=round(best.confidence, 4) if best else 0.0,
-                      no_answer=round(reading.no_answer, 4))
+        timings = {"retrieve_ms": (retrieved - began) * 1000,
+                   "answer_ms": (time.perf_counter() - retrieved) * 1000}
+        return _Draft(question, query, passages, scored, evidence, spans, refusal,
+                      _earlier(question, history), timings)
 
     def scored(self, question: str, mode: Mode = "hybrid") -> list[tuple[int, float]]:
-        """(sentence, score) of the retrieved sentences, best first: what the reader reads."""
+        """(sentence, score) of the retrieved sentences, best first: what the readers read."""
         query = clean_question(question, self.max_question_chars)
         hits = self.retriever.select(query, self.k, mode)
-        return [(s.sentence, s.score) for s in self._score(query, query, [i for i, _ in hits])]
+        return [(s.sentence, s.score)
+                for s in score_sentences(self.index, self.retriever, self.weights, query, query,
+                                         [i for i, _ in hits])]
 
     def read(self, question: str, mode: Mode = "hybrid",
              scored: Sequence[tuple[int, float]] | None = None) -> Reading:
-        """The reader's candidates for a question, best first (for multiple choice and eval); from
-        its scored sentences when the caller has them already."""
+        """The span reader's candidates for a question, best first (for multiple choice and eval);
+        from its scored sentences when the caller has them already."""
         return self.reader.read(ask(clean_question(question, self.max_question_chars)),
                                 self.scored(question, mode) if scored is None else scored)
 
     def _refusal(self, question: str, query: str, evidence: float, passages: Sequence[Passage],
-                 scored: list[_Scored]) -> str | None:
+                 scored: list[Scored]) -> str | None:
         """Why the evidence does not answer the question ("" when only the score is too low), or None."""
         if not scored or evidence < self.min_evidence:
             # The embedder and the articles are English: another language scores low everywhere.
@@ -127,55 +152,58 @@ class Answerer:
             return f"No retrieved passage mentions {names}."
         return None
 
-    def _score(self, question: str, query: str, chunk_ids: list[int]) -> list[_Scored]:
-        """Every sentence of the retrieved chunks, scored against the question, best first."""
-        rank: dict[int, int] = {}
-        for r, chunk_id in enumerate(chunk_ids):
-            for sid in self.index.chunk_sentences(chunk_id):
-                rank.setdefault(sid, r)
-        ids = sorted(rank)
-        if not ids:
-            return []
-        w = self.weights
-        vectors = self.index.sent_vectors[ids]
-        dense = vectors @ self.retriever.embed_query(query)
-        if query != question:
-            # A follow-up may read best alone or best resolved; take the better reading.
-            dense = np.maximum(dense, vectors @ self.retriever.embed_query(question))
-        own = tokenize(question)
-        own_set = set(own)
-        extra = [t for t in tokenize(query) if t not in own_set]
-        q_terms = own + extra
-        idf = {t: self.index.terms.weight(t) * (w.context if t in extra else 1.0) for t in q_terms}
-        total = sum(idf.values()) or 1.0
-        labels = ask(query).labels
-        scored = []
-        for sid, cos in zip(ids, dense, strict=True):
-            s_terms, s_set = self.index.sentence_terms(sid)
-            lexical = sum(v for t, v in idf.items() if t in s_set) / total
-            typed = bool(labels) and any(s[2] in labels for s in self.index.annotations.of(sid))
-            score = (w.dense * float(cos) + w.lexical * lexical + (w.type if typed else 0.0)
-                     + w.proximity * proximity(q_terms, s_terms) + w.rank / (1 + rank[sid]))
-            scored.append(_Scored(sid, score))
-        return sorted(scored, key=lambda s: (-s.score, s.sentence))
+    def _refused(self, draft: _Draft, notice: str, reading: Reading) -> Answer:
+        best = reading.best
+        return Answer(draft.question, NOT_COVERED, False, passages=draft.passages, query=draft.query,
+                      evidence=round(draft.evidence, 4), timings=dict(draft.timings), notice=notice or None,
+                      confidence=round(best.confidence, 4) if best else 0.0,
+                      no_answer=round(reading.no_answer, 4), reader=reading.reader, model=reading.model)
 
-    def _lead_with_short(self, scored: list[_Scored], reading: Reading
-                         ) -> tuple[list[_Scored], Passage | None]:
+    def _compose(self, draft: _Draft, reading: Reading, notice: str | None = None,
+                 provisional: bool = False) -> Answer:
+        """The cited answer, led by the sentence holding the reader's short answer when it is confident."""
+        scored, span = self._lead_with_short(draft.scored, reading)
+        # Rival dated answers are the span reader's to find: the language model names one answer.
+        rivals = reading if reading.reader == "spans" else replace(
+            reading, spans=reading.spans + tuple(s for s in draft.spans.spans
+                                                 if not reading.best or s.sentence != reading.best.sentence))
+        facts, span = recency.latest_first(self.index, scored, self._facts(scored), rivals, span,
+                                           self.min_short, Scored)
+        citations: list[Passage] = []
+        parts = []
+        for group in facts:
+            markers = []
+            for item in group:
+                citations.append(self._citation(item.sentence, item.score))
+                markers.append(f"[{len(citations)}]")
+            parts.append(f"{' '.join(self.index.sentence_text(group[0].sentence).split())} "
+                         + "".join(markers))
+        parts = recency.dated_text(self.index, facts, parts)
+        best = reading.best
+        return Answer(draft.question, " ".join(parts), True, tuple(citations), span.text if span else None,
+                      draft.passages, draft.query, round(draft.evidence, 4), dict(draft.timings),
+                      notice=notice, short_span=span, confidence=round(best.confidence, 4) if best else 0.0,
+                      no_answer=round(reading.no_answer, 4), reader=reading.reader, model=reading.model,
+                      reading=provisional)
+
+    def _lead_with_short(self, scored: list[Scored], reading: Reading) -> tuple[list[Scored], Passage | None]:
         """Put first the sentence holding the reader's answer, when the reader is confident of it."""
         best = reading.best
         if best is None or best.confidence < self.min_short:
             return scored, None
-        at = next(i for i, s in enumerate(scored) if s.sentence == best.sentence)
+        at = next((i for i, s in enumerate(scored) if s.sentence == best.sentence), None)
         c = best.candidate
         source = self.index.sent_sources[best.sentence]
         span = self.index.passage(source, c.text, c.start, c.end, round(best.confidence, 4))
-        lead = _Scored(best.sentence, scored[at].score, c.text)
-        return [lead] + scored[:at] + scored[at + 1:], span
+        # The model may find it in the sentence given as context before a scored one.
+        lead = Scored(best.sentence, scored[at].score if at is not None else scored[0].score, c.text)
+        rest = scored if at is None else scored[:at] + scored[at + 1:]
+        return [lead, *rest], span
 
-    def _facts(self, scored: list[_Scored]) -> list[list[_Scored]]:
+    def _facts(self, scored: list[Scored]) -> list[list[Scored]]:
         """Group the best sentences into facts: one sentence per fact, cited from each article."""
         best = scored[0]
-        facts: list[list[_Scored]] = [[best]]
+        facts: list[list[Scored]] = [[best]]
         vectors = self.index.sent_vectors
         for item in scored[1:12]:
             if item.score < 0.8 * best.score:
@@ -205,19 +233,17 @@ class Answerer:
         return self.index.passage(source, self.index.sentence_text(sentence), start, end, round(score, 4))
 
 
-def proximity(q_terms: list[str], s_terms: list[str]) -> float:
-    """Matched question terms per token of the shortest window holding them all (0 to 1)."""
-    wanted = set(q_terms)
-    hits = [(i, t) for i, t in enumerate(s_terms) if t in wanted]
-    distinct = {t for _, t in hits}
-    if len(distinct) < 2:
-        return 0.0
-    best = len(s_terms)
-    last: dict[str, int] = {}
-    for i, term in hits:
-        last[term] = i
-        if len(last) == len(distinct):
-            best = min(best, i - min(last.values()) + 1)
-    return len(distinct) / best
-
-
+def _earlier(question: str, history: Sequence[object] | None) -> tuple[str, str] | None:
+    """The last turn as (question, its short answer or first sentence), for a follow-up to read."""
+    if not history or not needs_context(question):
+        return None
+    last = history[-1]
+    try:
+        previous, answer = last  # type: ignore[misc]
+    except (TypeError, ValueError):
+        return None
+    if not getattr(answer, "answered", False):
+        return None
+    said = getattr(answer, "short", None) or (getattr(answer, "citations", None) or [None])[0]
+    said = said.text if isinstance(said, Passage) else said
+    return (str(previous), " ".join(str(said).split())[:300]) if said else None

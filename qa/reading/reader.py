@@ -6,7 +6,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -49,6 +49,13 @@ class Reading:
 
     spans: tuple[Span, ...]
     no_answer: float
+    reader: str = "spans"  # which reader read: "spans" or "lm"
+    model: str = ""  # the language model that read, for the "lm" reader
+    # The language model said the passages don't state the answer, or wrote a phrase that no
+    # passage holds word for word (never shown; kept here for the refusal and the log).
+    declined: bool = False
+    unverified: str | None = None
+    stats: dict[str, float] = field(default_factory=dict)  # prompt and written tokens, read_ms
 
     @property
     def best(self) -> Span | None:

@@ -74,7 +74,10 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                 for reply in get().stream_llm(question, history=history, **dates):
                     yield chat_html(get(), turns, pending=question, draft=reply), "", turns
             else:
-                reply = get().answer(question, history=history, **dates)
+                # The cited sentences show at once; the reader's short answer follows.
+                for reply in get().stream(question, history=history, **dates):
+                    if reply.reading:
+                        yield chat_html(get(), turns, pending=question, draft=reply), "", turns
         except (qa.QAError, ValueError, RateLimited) as exc:
             reply = str(exc)
         turns.append((question, reply))
@@ -150,9 +153,10 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                                        elem_id="qa-since", max_length=10, scale=1)
                     until = gr.Textbox(label="to (YYYY-MM-DD)", placeholder="any date", elem_id="qa-until",
                                        max_length=10, scale=1)
-                use_llm = gr.Checkbox(False, label=f"Generate answers with the local model ({llm_url}); "
-                                      "every sentence is verified against its citations",
-                                      visible=bool(llm_url), elem_id="qa-llm")
+                writer = f"the model at {llm_url}" if llm_url else "the reader's language model"
+                use_llm = gr.Checkbox(False, label=f"Write the answer with {writer}; every sentence is "
+                                      "verified against its citations",
+                                      visible=bool(llm_url) or config.reader == "lm", elem_id="qa-llm")
                 with gr.Row():
                     examples = [gr.Button(q, size="sm", elem_classes="qa-example") for q in EXAMPLES]
                     new_chat = gr.Button("New chat", size="sm", elem_id="qa-new-chat")

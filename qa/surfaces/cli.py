@@ -10,41 +10,15 @@ import click
 
 from qa.answer import Answer
 from qa.cluster.cli import build_on_cluster, serve
-from qa.config import Config
+from qa.config import READERS, Config
 from qa.errors import QAError
 from qa.passage import Passage
 from qa.retrieval.retrieve import MODES
 from qa.surfaces.add import add
-from qa.surfaces.console import UserError, byline
+from qa.surfaces.console import UserError, byline, print_answer
 from qa.surfaces.console import engine as _engine
 from qa.surfaces.console import run as _run
-
-
-def _print_answer(result: Answer, streamed: str = "") -> None:
-    """Print an answer; `streamed` is the start of its text already printed while streaming."""
-    if streamed and result.method == "llm" and result.text.startswith(streamed):
-        click.echo(result.text[len(streamed):])
-    else:
-        if streamed:
-            click.echo()
-        if result.notice and result.answered:
-            click.echo(f"({result.notice})")
-        click.echo(result.text)
-        if result.notice and not result.answered:
-            click.echo(result.notice)
-    if result.dropped:
-        click.echo(f"\n({len(result.dropped)} generated sentence(s) dropped: unsupported by their citations)")
-    if result.short and result.answered:
-        span = result.short_span
-        where = f" ({span.source} {span.start}-{span.end}, p={span.score:.2f})" if span else ""
-        click.echo(f"\nShort answer: {result.short}{where}")
-    shown = result.citations if result.answered else result.passages[:3]
-    if shown:
-        click.echo("\nSources:" if result.answered else "\nClosest passages:")
-    for n, p in enumerate(shown, 1):
-        snippet = " ".join(p.text.split())
-        snippet = snippet if len(snippet) <= 160 else snippet[:157] + "…"
-        click.echo(f"  [{n}] {p.source} {p.start}-{p.end}{byline(p.date, p.author, p.url)}: {snippet}")
+from qa.surfaces.install import install_reader
 
 
 @click.group()
@@ -78,6 +52,13 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
     ctx.obj = {"config": config}
 
 
+def _reader(command):  # noqa: ANN001, ANN202
+    """The --reader option: which reader finds the short answer (QA_READER)."""
+    option = click.option("--reader", type=click.Choice(READERS), help="Who reads the short answer: the "
+                          "language model (lm, the default where installed) or the span ranker (QA_READER).")
+    return option(command)
+
+
 def _dates(command):  # noqa: ANN001, ANN202
     """The --since and --until options: only articles dated within them are read."""
     command = click.option("--until", metavar="YYYY-MM-DD", help="Only articles dated on or before.")(command)
@@ -85,6 +66,7 @@ def _dates(command):  # noqa: ANN001, ANN202
 
 
 main.add_command(add)
+main.add_command(install_reader)
 
 
 @main.command()
@@ -139,9 +121,9 @@ def search(ctx: click.Context, question: str, k: int, mode: str, as_json: bool, 
         click.echo("    " + " ".join(p.text.split()) + "\n")
 
 
-def _check_llm(ctx: click.Context, llm: bool) -> None:
-    if llm and not ctx.obj["config"].llm_url:
-        raise UserError("--llm needs a server: set QA_LLM_URL, e.g. QA_LLM_URL=http://127.0.0.1:11434/v1")
+def _with_reader(ctx: click.Context, reader: str | None) -> None:
+    if reader:
+        ctx.obj["config"] = ctx.obj["config"].replace(reader=reader)
 
 
 def _answer(engine, question: str, history: list, llm: bool, stream: bool,  # noqa: ANN001
@@ -160,44 +142,48 @@ def _answer(engine, question: str, history: list, llm: bool, stream: bool,  # no
     else:
         result = engine.answer(question, history=history, since=dates[0], until=dates[1])
     if stream:
-        _print_answer(result, shown[0])
+        print_answer(result, shown[0])
     return result
 
 
 @main.command()
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
-@click.option("--llm", is_flag=True, help="Generate the answer with the server at QA_LLM_URL, verified.")
+@click.option("--llm", is_flag=True, help="Write the answer with a language model (QA_LLM_URL, else the "
+              "reader's model); every sentence verified.")
+@_reader
 @_dates
 @click.pass_context
-def ask(ctx: click.Context, question: str, as_json: bool, llm: bool, since: str | None,
+def ask(ctx: click.Context, question: str, as_json: bool, llm: bool, reader: str | None, since: str | None,
         until: str | None) -> None:
     """Answer QUESTION with sentences cited from the articles.
 
     \b
     Examples:
       qa ask "How many Taliban prisoners will be released every day?"
-      qa ask "When does the release start?" --json
+      qa ask "Who is the Taliban's spokesman?" --json
       qa ask "How many prisoners were freed?" --since 2020-03-01 --until 2020-03-31
-      QA_LLM_URL=http://127.0.0.1:11434/v1 QA_LLM_MODEL=llama3.2 qa ask --llm "Who is the spokesman?"
+      qa ask "Who tweeted about the decree?" --reader spans
+      qa ask --llm "Why did Ghani sign the decree?"
     """
-    _check_llm(ctx, llm)
+    _with_reader(ctx, reader)
     result: Answer = _run(_answer, _engine(ctx), question, [], llm, not as_json, (since, until))
     if as_json:
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
 
 
 @main.command()
-@click.option("--llm", is_flag=True, help="Generate answers with the server at QA_LLM_URL, verified.")
+@click.option("--llm", is_flag=True, help="Write answers with a language model, every sentence verified.")
+@_reader
 @click.pass_context
-def chat(ctx: click.Context, llm: bool) -> None:
+def chat(ctx: click.Context, llm: bool, reader: str | None) -> None:
     """Talk with the articles in the terminal; follow-up questions use earlier turns.
 
     \b
     Example:
       qa chat      (then type questions; an empty line or Ctrl-D ends)
     """
-    _check_llm(ctx, llm)
+    _with_reader(ctx, reader)
     engine = _engine(ctx)
     _run(lambda: engine.index)
     history: list[tuple[str, Answer]] = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from qa.answer import Answer
 from qa.errors import QAError
 
 
@@ -41,3 +42,32 @@ def byline(date: str | None, author: str | None, url: str | None) -> str:
     from qa.passage import human_date
 
     return "".join(f" · {x}" for x in (human_date(date), author, url) if x)
+
+
+def print_answer(result: Answer, streamed: str = "") -> None:
+    """Print an answer; `streamed` is the start of its text already printed while streaming."""
+    if streamed and result.method == "llm" and result.text.startswith(streamed):
+        click.echo(result.text[len(streamed):])
+    else:
+        if streamed:
+            click.echo()
+        if result.notice and result.answered:
+            click.echo(f"({result.notice})")
+        click.echo(result.text)
+        if result.notice and not result.answered:
+            click.echo(result.notice)
+    if result.dropped:
+        click.echo(f"\n({len(result.dropped)} generated sentence(s) dropped: unsupported by their citations)")
+    if result.short and result.answered:
+        span = result.short_span
+        where = f" ({span.source} {span.start}-{span.end}, p={span.score:.2f})" if span else ""
+        who = (f"; read by {result.model or 'the language model'} in {result.timings['read_ms'] / 1000:.1f} s"
+               if result.reader == "lm" and "read_ms" in result.timings else "")
+        click.echo(f"\nShort answer: {result.short}{where}{who}")
+    shown = result.citations if result.answered else result.passages[:3]
+    if shown:
+        click.echo("\nSources:" if result.answered else "\nClosest passages:")
+    for n, p in enumerate(shown, 1):
+        snippet = " ".join(p.text.split())
+        snippet = snippet if len(snippet) <= 160 else snippet[:157] + "…"
+        click.echo(f"  [{n}] {p.source} {p.start}-{p.end}{byline(p.date, p.author, p.url)}: {snippet}")

@@ -34,6 +34,7 @@ CSS = """
 .qa-a.qa-pending{color:#6b7280;font-style:italic}
 .qa-cite{color:#2563eb;font-weight:600;font-size:.85em}
 .qa-short{margin:0 0 4px}
+.qa-reading{margin:0 0 4px;color:#6b7280;font-style:italic}
 .qa-timing{color:#9ca3af;font-size:12px;margin-top:4px}
 .qa-notice{color:#92400e;font-size:13px;margin:0 0 4px}
 .qa-sources{margin-top:8px;display:flex;flex-direction:column;gap:8px}
@@ -148,9 +149,12 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     """The answer bubble: text with [n] markers, bold short answer, timing line and sources."""
     llm = answer.timings.get("llm_ms")
     model = f" · local model {_ms(llm)}" if llm is not None else ""
+    read = answer.timings.get("read_ms")
+    reader = (f" · read by the language model {_ms(read)}" if answer.reader == "lm" and read is not None
+              else " · short answer by the span reader" if answer.reader == "spans" and answer.short else "")
     dropped = f" · {len(answer.dropped)} generated sentence(s) dropped" if answer.dropped else ""
     timing = (f'<div class="qa-timing">retrieval {_ms(answer.timings.get("retrieve_ms", 0.0))} · '
-              f'answer {_ms(answer.timings.get("answer_ms", 0.0))}{model}{dropped}</div>')
+              f'answer {_ms(answer.timings.get("answer_ms", 0.0))}{reader}{model}{dropped}</div>')
     if not answer.answered:
         closest = "".join(_source_html(engine, None, p, mark=False) for p in answer.passages[:3])
         why = _esc(answer.notice) if answer.notice else \
@@ -164,11 +168,14 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     body = re.sub(r"&#91;(\d+)&#93;", r'<span class="qa-cite">[\1]</span>', body)
     short = f'<p class="qa-short">Short answer: <strong>{_esc(answer.short)}</strong></p>' \
         if answer.short else ""
+    if answer.reading:
+        short = '<p class="qa-reading">Reading the sentences for the short answer…</p>'
     if answer.notice:
         short = f'<p class="qa-notice">{_esc(answer.notice)}</p>{short}'
     sources = "".join(_source_html(engine, n, c, short=answer.short_span)
                       for n, c in enumerate(answer.citations, 1))
     kind = "qa-answered qa-generated" if answer.method == "llm" else "qa-answered"
+    kind += " qa-still-reading" if answer.reading else ""
     return (f'<div class="qa-a {kind}">{short}<div>{body}</div>{timing}'
             f'<div class="qa-sources"><div class="qa-src-title">Sources</div>{sources}</div></div>')
 
@@ -183,7 +190,8 @@ def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = Non
         parts.append(answer_html(engine, reply) if engine and isinstance(reply, qa.Answer)
                      else f'<div class="qa-a qa-error">{_esc(reply)}</div>')
     if pending is not None and draft is not None and engine:
-        # A generated answer still streaming: only its verified sentences so far.
+        # Still being read (the cited sentences, the short answer to come), or a generated answer
+        # still streaming (only its verified sentences so far).
         parts.append(f'<div class="qa-q">{_esc(pending)}</div>{answer_html(engine, draft)}')
     elif pending is not None:
         parts.append(f'<div class="qa-q">{_esc(pending)}</div>'

@@ -1,0 +1,129 @@
+"""`python -m eval fit-lm`: calibrate the language-model reader on RealTime QA 2022 readings.
+
+Reads the per-question records a `python -m eval realtimeqa` run logged (what the model wrote,
+its token log-probabilities, whether its sentences held the right answer) and fits, out of fold:
+
+- the confidence: P(the phrase is the right answer) from qa.reading.lm_calibration.FEATURES, a
+  logistic regression;
+- the no-answer score: P(the sentences the model read don't hold the answer) from the model's
+  probability of declining and whether its phrase was in no sentence, a logistic regression;
+- the decline threshold (QA_READER_DECLINE): the lowest no-answer score that refuses at most
+  5% of the questions whose sentences hold the answer.
+
+Both models go to qa/reading/lm_calibration.json (with --write).
+
+Both are fitted on 2022 (and confirmed on 2025 by `python -m eval realtimeqa --year 2025`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from eval import metrics as m
+from eval.cache import records_log
+from eval.paths import RUNS
+from qa.reading.lm_calibration import CALIBRATION_FILE, FEATURES, NO_ANSWER_FEATURES
+
+FOLDS = 5
+MAX_FALSE_REFUSALS = 0.05
+THRESHOLDS = [round(t, 2) for t in np.arange(0.05, 1.0, 0.05)]
+
+
+def rows(records: list[dict]) -> dict[str, np.ndarray]:
+    """Per question: FEATURES, NO_ANSWER_FEATURES, the phrase's rightness, whether the sentences
+    held the answer."""
+    kept = [r for r in records if r.get("lm") and "logprob" in r["lm"] and r["scored"]]
+    return {"x": np.array([[r["lm"][f] for f in FEATURES] for r in kept], dtype=np.float64),
+            "z": np.array([[r["lm"]["declined"], float(r["lm"].get("unverified") is not None)]
+                           for r in kept], dtype=np.float64),
+            "right": np.array([bool(r["short"]) and m.exact_match(r["short"], [r["gold"]]) == 1.0
+                               for r in kept]),
+            "given": np.array([bool(r.get("gold_given")) for r in kept])}
+
+
+def _folds(n: int) -> np.ndarray:
+    return np.arange(n) % FOLDS
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[object, np.ndarray]:
+    """A logistic model on all rows, and its out-of-fold probabilities."""
+    from sklearn.linear_model import LogisticRegression
+
+    oof = np.zeros(len(y))
+    folds = _folds(len(y))
+    for k in range(FOLDS):
+        train, test = folds != k, folds == k
+        fold = LogisticRegression(C=1.0, max_iter=2000).fit(x[train], y[train])
+        oof[test] = fold.predict_proba(x[test])[:, 1]
+    return LogisticRegression(C=1.0, max_iter=2000).fit(x, y), oof
+
+
+def pick_decline(none: np.ndarray, given: np.ndarray) -> float:
+    """The lowest threshold whose false refusals (refused though the answer was given) stay at 5%."""
+    ok = [t for t in THRESHOLDS if given.any() and (none[given] >= t).mean() <= MAX_FALSE_REFUSALS]
+    return min(ok) if ok else 1.0
+
+
+def decline_oof(none: np.ndarray, given: np.ndarray) -> dict[str, float]:
+    """Each fold refused at the threshold picked on the others: false refusals and refusal recall."""
+    folds = _folds(len(given))
+    refused = np.zeros(len(given), dtype=bool)
+    for k in range(FOLDS):
+        t = pick_decline(none[folds != k], given[folds != k])
+        refused[folds == k] = none[folds == k] >= t
+    return {"false_refusals": float(refused[given].mean()) if given.any() else 0.0,
+            "refusal_recall": float(refused[~given].mean()) if (~given).any() else 0.0}
+
+
+def _model(model: object, names: tuple[str, ...]) -> dict:
+    weights = model.coef_[0]  # type: ignore[attr-defined]
+    return {"features": list(names), "weights": [round(float(w), 5) for w in weights],
+            "bias": round(float(model.intercept_[0]), 5)}  # type: ignore[attr-defined]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval fit-lm", description=__doc__)
+    ap.add_argument("--records", type=Path, default=records_log("2022"),
+                    help="a realtimeqa run's records log (default: the last 2022 run's)")
+    ap.add_argument("--out", type=Path, default=RUNS / "lm_fit.json", help="the figures of the fit")
+    ap.add_argument("--write", action="store_true", help="write qa/reading/lm_calibration.json")
+    args = ap.parse_args(argv)
+    if not args.records.is_file():
+        print(f"error: no records at {args.records}: run `python -m eval realtimeqa` first", file=sys.stderr)
+        return 2
+    records = [json.loads(line) for line in args.records.open(encoding="utf-8") if line.strip()]
+    d = rows(records)
+    right, given = d["right"], d["given"]
+    confidence, oof = fit(d["x"], right)
+    no_answer, none_oof = fit(d["z"], ~given)
+    by_threshold = {}
+    for t in (0.2, 0.3, 0.4, 0.5, 0.6):
+        shown = oof >= t
+        by_threshold[str(t)] = {"shown": float(shown.mean()), "precision": float(right[shown].mean())
+                                if shown.any() else 0.0, "em": float((right & shown).mean())}
+    decline = pick_decline(none_oof, given)
+    report = {"questions": len(right), "phrase_right": float(right.mean()),
+              "sentences_held_answer": float(given.mean()), "brier_oof": float(((oof - right) ** 2).mean()),
+              "by_confidence_oof": by_threshold, "decline": decline,
+              "decline_oof": decline_oof(none_oof, given),
+              "confidence": _model(confidence, FEATURES), "no_answer": _model(no_answer, NO_ANSWER_FEATURES)}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n", "utf-8")
+    print(json.dumps(report, indent=1))
+    if args.write:
+        CALIBRATION_FILE.write_text(json.dumps(
+            {"confidence": report["confidence"], "no_answer": report["no_answer"],
+             "fitted": f"RealTime QA 2022, {len(right)} questions, `python -m eval fit-lm --write`; "
+                       f"refuse from a no-answer score of {decline} (QA_READER_DECLINE, qa/config.py)"},
+            indent=1) + "\n", "utf-8")
+        print(f"wrote {CALIBRATION_FILE}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""The language-model reader's calibrated scores: P(its phrase is right) and P(no sentence answers)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from qa.llm.runtime import Token
+
+log = logging.getLogger(__name__)
+
+CALIBRATION_FILE = Path(__file__).with_name("lm_calibration.json")
+# What the confidence is fitted on: the phrase's summed, first and weakest token log-probability,
+# and the probability the model gave to declining at its first token.
+FEATURES = ("logprob", "first", "weakest", "declined")
+# What the no-answer score is fitted on: that probability, and whether no sentence held the phrase.
+NO_ANSWER_FEATURES = ("declined", "unverified")
+
+
+def features(tokens: Sequence[Token], declined: str) -> tuple[float, ...]:
+    """FEATURES of a reply, from its tokens' log-probabilities and their best alternatives."""
+    lps = [t.logprob for t in tokens if t.text.strip()] or [-20.0]
+    first = tokens[0] if tokens else Token("", -20.0)
+    p_declined = sum(math.exp(lp) for text, lp in first.top
+                     if text.strip() and declined.startswith(text.strip().lower()))
+    return (sum(lps), lps[0], min(lps), min(1.0, p_declined))
+
+
+@dataclass(frozen=True)
+class Logistic:
+    """A fitted logistic model: weights over named features, and a bias."""
+
+    weights: tuple[float, ...]
+    bias: float
+
+    def __call__(self, x: Sequence[float]) -> float:
+        z = self.bias + sum(w * v for w, v in zip(self.weights, x, strict=True))
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Both scores, fitted out of fold on RealTime QA 2022 by `python -m eval fit-lm`; without a
+    fit, the phrase's own probability and the model's probability of declining."""
+
+    right: Logistic | None = None
+    none: Logistic | None = None
+
+    def confidence(self, x: Sequence[float]) -> float:
+        """P(the phrase is the right answer)."""
+        return self.right(x) if self.right else math.exp(x[0])
+
+    def no_answer(self, declined: float, unverified: bool) -> float:
+        """P(the sentences the model read don't hold the answer)."""
+        if self.none:
+            return self.none((declined, float(unverified)))
+        return max(declined, 0.5) if unverified else declined
+
+
+def load_calibration(path: Path = CALIBRATION_FILE) -> Calibration:
+    """The fitted calibration, or the unfitted one (with a warning) when the file does not match."""
+    if not path.is_file():
+        return Calibration()
+    data = json.loads(path.read_text("utf-8"))
+    right, none = data.get("confidence", {}), data.get("no_answer", {})
+    if tuple(right.get("features", ())) != FEATURES or tuple(none.get("features", ())) != NO_ANSWER_FEATURES:
+        log.warning("%s was fitted on other features: run `python -m eval fit-lm --write`", path.name)
+        return Calibration()
+    return Calibration(Logistic(tuple(right["weights"]), float(right["bias"])),
+                       Logistic(tuple(none["weights"]), float(none["bias"])))

@@ -1,0 +1,46 @@
+"""A deterministic stand-in for the language model: canned replies with token log-probabilities."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from qa.llm.runtime import Completion, Messages, Token
+
+
+class FakeRuntime:
+    """Replies with ``reply(messages)`` (a phrase, or "not in the articles"), each word one token
+    of probability ``p``; records every request; ``delay`` seconds per call, ``fail`` raises."""
+
+    name = "fake-lm"
+
+    def __init__(self, reply: str | Callable[[Messages], str] = "not in the articles", p: float = 0.9,
+                 delay: float = 0.0, fail: Exception | None = None) -> None:
+        self.reply, self.p, self.delay, self.fail = reply, p, delay, fail
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+
+    def complete(self, messages: Messages, max_tokens: int = 16, stop: Sequence[str] = (),
+                 grammar: str | None = None, top_logprobs: int = 0,
+                 on_text: Callable[[str], None] | None = None) -> Completion:
+        import math
+
+        with self._lock:
+            self.requests.append({"messages": messages, "max_tokens": max_tokens, "grammar": grammar})
+        if self.delay:
+            time.sleep(self.delay)
+        if self.fail is not None:
+            raise self.fail
+        text = self.reply(messages) if callable(self.reply) else self.reply
+        if grammar:  # multiple choice: the first letter the grammar allows
+            text = grammar.split('"')[1]
+        lp = math.log(self.p)
+        words = text.split(" ")
+        other = "not" if not text.startswith("not") else "The"
+        pieces = [(" " if i else "") + w for i, w in enumerate(words)]
+        tokens = [Token(t, lp, ((t, lp), (other, math.log(1 - self.p)))) for t in pieces]
+        if on_text is not None:
+            for t in tokens:
+                on_text(t.text)
+        return Completion(text, tuple(tokens), prompt_tokens=200, cached_tokens=100, ms=self.delay * 1000)

@@ -1,0 +1,216 @@
+"""The language-model reader with a fake runtime: what it reads, what is shown, what falls back."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sys
+from pathlib import Path
+
+import pytest
+from fake_runtime import FakeRuntime
+
+from qa import QA, Config
+from qa.errors import ModelProblem
+from qa.llm import model_file
+from qa.llm.runtime import LazyRuntime, RuntimeFailed
+from qa.reading.compose import DECLINED
+from qa.reading.locate import clean, locate
+
+
+def _engine(config: Config, fake_embedder: object, runtime: object) -> QA:
+    return QA(config.replace(reader="lm"), embedder=fake_embedder, runtime=runtime)  # type: ignore[arg-type]
+
+
+def _exact(engine: QA, passage) -> None:  # noqa: ANN001
+    assert engine.index.articles[passage.source].text[passage.start:passage.end] == passage.text
+
+
+def test_the_models_phrase_is_shown_with_exact_offsets_in_the_sentence_cited_first(
+        tiny_config: Config, fake_embedder: object) -> None:
+    runtime = FakeRuntime("40,000")
+    engine = _engine(tiny_config, fake_embedder, runtime)
+    answer = engine.answer("How many cars cross the bridge every day?")
+    assert answer.answered and answer.reader == "lm" and answer.model == "fake-lm"
+    assert answer.short == "40,000" and answer.short_span is not None
+    _exact(engine, answer.short_span)
+    lead = answer.citations[0]
+    assert lead.start <= answer.short_span.start < answer.short_span.end <= lead.end
+    assert "read_ms" in answer.timings and answer.confidence > 0.5
+    # The model read numbered passages that hold the sentence, after the fixed instruction.
+    messages = runtime.requests[0]["messages"]
+    assert messages[0]["role"] == "system" and "not in the articles" in messages[0]["content"]
+    assert "[1]" in messages[1]["content"] and "About 40,000 cars" in messages[1]["content"]
+    assert messages[1]["content"].rstrip().endswith("How many cars cross the bridge every day?")
+
+
+def test_a_phrase_in_no_article_is_never_shown(tiny_config: Config, fake_embedder: object,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    engine = _engine(tiny_config, fake_embedder, FakeRuntime("Real Madrid"))
+    with caplog.at_level(logging.INFO, logger="qa"):
+        answer = engine.answer("How many cars cross the bridge every day?")
+    assert answer.short is None and answer.short_span is None
+    assert "Real Madrid" not in json.dumps(answer.to_dict())
+    assert "'Real Madrid' is in no sentence it read" in caplog.text
+
+
+def test_the_model_declining_refuses_with_its_notice(tiny_config: Config, fake_embedder: object) -> None:
+    engine = _engine(tiny_config, fake_embedder, FakeRuntime("not in the articles", p=0.8))
+    answer = engine.answer("How many cars cross the bridge every day?")
+    assert not answer.answered and answer.notice == DECLINED and answer.reader == "lm"
+    assert answer.no_answer >= 0.5 and answer.passages
+
+
+def test_stream_cites_the_sentences_before_the_short_answer(tiny_config: Config,
+                                                            fake_embedder: object) -> None:
+    engine = _engine(tiny_config, fake_embedder, FakeRuntime("40,000"))
+    first, last = list(engine.stream("How many cars cross the bridge every day?"))
+    assert first.reading and first.answered and first.citations and first.short is None
+    assert not last.reading and last.short == "40,000"
+
+
+def test_a_missing_model_gives_one_line_and_the_span_reader(tiny_config: Config, fake_embedder: object,
+                                                            tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(model_file, "_part_file", lambda part: None)  # no part installed
+    engine = QA(tiny_config.replace(reader="lm", cache_dir=tmp_path / "cache"), embedder=fake_embedder)
+    engine.build()
+    with caplog.at_level(logging.WARNING, logger="qa"):
+        answer = engine.answer("How many cars cross the bridge every day?")
+        again = engine.answer("How many cars cross the bridge every day?")
+    assert answer.answered and answer.reader == "spans" and answer.short and "40,000" in answer.short
+    assert answer.notice and "language-model reader is unavailable" in answer.notice
+    assert "make setup" in answer.notice and again.notice == answer.notice
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "not installed" in warnings[0].getMessage()  # said once, not per question
+    assert "Traceback" not in caplog.text
+
+
+def test_a_runtime_failure_answers_with_the_span_reader(tiny_config: Config, fake_embedder: object) -> None:
+    engine = _engine(tiny_config, fake_embedder, FakeRuntime(fail=RuntimeFailed("the context is full")))
+    answer = engine.answer("How many cars cross the bridge every day?")
+    assert answer.answered and answer.reader == "spans" and "the context is full" in (answer.notice or "")
+
+
+def test_a_follow_up_is_read_with_the_earlier_turn(tiny_config: Config, fake_embedder: object) -> None:
+    runtime = FakeRuntime(lambda m: "Jane Porter" if "library" in m[1]["content"] else "not in the articles")
+    engine = _engine(tiny_config, fake_embedder, runtime)
+    first = engine.answer("Who said the library would hold 80,000 books?")
+    assert first.short == "Jane Porter"
+    engine.answer("What will she build?", history=[(first.question, first)])
+    prompt = runtime.requests[-1]["messages"][1]["content"]
+    assert "Earlier question: Who said the library would hold 80,000 books?" in prompt
+    assert "Its answer: Jane Porter" in prompt
+    engine.answer("What will she build?")
+    assert "Earlier question" not in runtime.requests[-1]["messages"][1]["content"]
+
+
+def test_multiple_choice_reads_the_letter_probabilities(tiny_config: Config, fake_embedder: object) -> None:
+    runtime = FakeRuntime()
+    engine = _engine(tiny_config, fake_embedder, runtime)
+    scored = engine.answerer.scored("How many cars cross the bridge every day?")
+    probs = engine.answerer.lm.choose("How many cars cross the bridge?", scored,  # type: ignore[union-attr]
+                                      ["40,000", "12 million", "None of the above"])
+    assert probs.argmax() == 0 and abs(probs.sum() - 1) < 1e-9
+    request = runtime.requests[-1]
+    assert request["grammar"] == 'root ::= "A" | "B" | "C"' and request["max_tokens"] == 1
+    assert 'choose "None of the above"' in request["messages"][1]["content"]
+    # The passages come before the question in both readings: the second reuses the first's cache.
+    engine.answerer.lm.read("How many cars cross the bridge?", scored)  # type: ignore[union-attr]
+    mc, short = (r["messages"] for r in runtime.requests[-2:])
+    assert mc[0] == short[0]
+    shared = mc[1]["content"].split("Question:")[0]
+    assert short[1]["content"].startswith(shared) and "About 40,000 cars" in shared
+
+
+@pytest.mark.parametrize(("phrase", "found"), [
+    ("1500", "1,500"), ("Answer: Zalmay Khalilzad.", "Zalmay Khalilzad"), ("the US envoy", "The U.S. envoy"),
+    ('"a step"', "a step"), ("US", "U.S."), ("[2] Reuters", "Reuters"), ("ally", None), ("Real Madrid", None),
+])
+def test_locate_finds_the_phrase_word_for_word(phrase: str, found: str | None) -> None:
+    sentences = ["In the first phase, 1,500 Taliban prisoners will be freed, Reuters said.",
+                 "The U.S. envoy Zalmay Khalilzad welcomed it — “a step” for allies."]
+    at = locate(phrase, sentences)
+    assert (sentences[at[0]][at[1]:at[2]] if at else None) == found
+
+
+def test_clean_keeps_only_the_phrase() -> None:
+    assert clean("  Suhail Shaheen.\nHe is the spokesman.") == "Suhail Shaheen"
+    assert clean("The answer is: 100") == "100"
+
+
+def _fake_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, corrupt: int | None = None) -> bytes:
+    """Two installed fake part packages, and a spec that pins them (one corrupted, if asked)."""
+    chunks = [b"GGUF" + b"a" * 1000, b"b" * 500]
+    parts = []
+    for n, data in enumerate(chunks, 1):
+        package = tmp_path / "site" / f"qa_fake_part{n}"
+        (package / "data").mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        (package / "data" / f"part{n:02d}.bin").write_bytes(data if n != corrupt else data[:-1] + b"x")
+        parts.append(model_file.Part(f"qa-fake-part{n}", f"qa_fake_part{n}", f"data/part{n:02d}.bin",
+                                     len(data), hashlib.sha256(data).hexdigest()))
+    whole = b"".join(chunks)
+    spec = model_file.ModelSpec("fake", "Fake", "MIT", "1", len(whole), hashlib.sha256(whole).hexdigest(),
+                                tuple(parts))
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.setattr(model_file, "spec", lambda: spec)
+    for n in (1, 2):
+        sys.modules.pop(f"qa_fake_part{n}", None)
+    return whole
+
+
+def test_parts_are_joined_once_and_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = _fake_parts(tmp_path, monkeypatch)
+    path = model_file.model_path(tmp_path / "cache")
+    assert path.read_bytes() == whole and path.parent == tmp_path / "cache" / "models"
+    monkeypatch.setattr(model_file, "_part_file", lambda part: pytest.fail("joined again"))
+    assert model_file.model_path(tmp_path / "cache") == path  # stamped: not hashed or joined again
+
+
+def test_a_part_with_a_wrong_hash_gives_one_line_and_writes_nothing(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_parts(tmp_path, monkeypatch, corrupt=2)
+    with pytest.raises(ModelProblem, match=r"part qa-fake-part2 .* has the wrong sha256: reinstall") as err:
+        model_file.model_path(tmp_path / "cache")
+    assert "\n" not in str(err.value)
+    assert not list((tmp_path / "cache" / "models").iterdir())  # no half file under any name
+
+
+def test_a_truncated_model_file_gives_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = _fake_parts(tmp_path, monkeypatch)
+    path = model_file.model_path(tmp_path / "cache")
+    path.write_bytes(whole[:300])
+    with pytest.raises(ModelProblem, match=r"truncated or damaged \(300 of 1,504 bytes\): run .*reader"):
+        model_file.model_path(tmp_path / "cache")
+    path.write_bytes(whole[:-1] + b"z")  # the right size, the wrong bytes
+    with pytest.raises(ModelProblem, match="corrupt"):
+        model_file.model_path(tmp_path / "cache")
+
+
+def test_a_custom_model_must_be_a_gguf_file(tmp_path: Path) -> None:
+    with pytest.raises(ModelProblem, match="no such file"):
+        model_file.model_path(tmp_path, str(tmp_path / "none.gguf"))
+    (tmp_path / "notes.txt").write_text("hello")
+    with pytest.raises(ModelProblem, match="not a GGUF model file"):
+        model_file.model_path(tmp_path, str(tmp_path / "notes.txt"))
+
+
+def test_a_lazy_runtime_loads_once_and_remembers_a_problem() -> None:
+    calls = []
+
+    def load() -> FakeRuntime:
+        calls.append(1)
+        raise ModelProblem("not installed")
+
+    lazy = LazyRuntime(load)
+    for _ in range(3):
+        with pytest.raises(ModelProblem):
+            lazy.complete([])
+    assert len(calls) == 1
+
+
+def test_the_reader_setting_is_checked() -> None:
+    with pytest.raises(ValueError, match="QA_READER='llm' is not one of lm, spans"):
+        Config(reader="llm")

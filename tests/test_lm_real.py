@@ -1,0 +1,45 @@
+"""The language-model reader with the real model over the real seed articles (few and short)."""
+
+from __future__ import annotations
+
+import pytest
+
+from qa import QA
+
+pytestmark = pytest.mark.slow
+
+
+def _short_is_exact(engine: QA, answer) -> None:  # noqa: ANN001
+    span = answer.short_span
+    assert span is not None and span.text == answer.short
+    assert engine.index.articles[span.source].text[span.start:span.end] == span.text
+    lead = answer.citations[0]
+    assert lead.source == span.source and lead.start <= span.start < span.end <= lead.end
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Who tweeted about the decree for the Afghan president?", "Seddiqi"),
+    ("Which agency reported Shaheen's phone remarks?", "Reuters"),
+    ("Who is the Taliban's spokesman in Doha?", "Suhail Shaheen"),
+])
+def test_the_model_reads_the_short_answer(real_qa: QA, question: str, expected: str) -> None:
+    answer = real_qa.answer(question)
+    assert answer.answered and answer.reader == "lm" and answer.model
+    assert answer.short is not None and expected in answer.short
+    _short_is_exact(real_qa, answer)
+    assert answer.timings["read_ms"] > 0
+
+
+@pytest.mark.parametrize("question", ["How many prisoners did Iran free in 2019?",
+                                      "How many Taliban fighters were killed in Helmand?"])
+def test_what_the_articles_dont_say_is_not_covered(real_qa: QA, question: str) -> None:
+    answer = real_qa.answer(question)
+    assert not answer.answered and answer.short is None and answer.citations == ()
+
+
+def test_a_follow_up_is_read_about_the_earlier_answer(real_qa: QA) -> None:
+    first = real_qa.answer("Who is the Taliban's spokesman in Doha?")
+    follow = real_qa.answer("Which agency did he speak to?", history=[(first.question, first)])
+    assert follow.answered and follow.reader == "lm" and follow.short in {"Reuters", "AFP"}
+    assert "Shaheen" in follow.citations[0].text
+    _short_is_exact(real_qa, follow)
