@@ -21,7 +21,7 @@ def embedder(monkeypatch: pytest.MonkeyPatch) -> FakeEmbedder:
     """The fake embedder in every engine the CLI makes (it makes its own QA from its options), with
     the tiny articles' settings."""
     for key, value in {"QA_MODEL": FakeEmbedder.name, "QA_CHUNK_SIZE": "200", "QA_CHUNK_OVERLAP": "40",
-                       "QA_MIN_EVIDENCE": "0.3"}.items():
+                       "QA_MIN_EVIDENCE": "0.3", "QA_READER": "spans"}.items():
         monkeypatch.setenv(key, value)
     shared = FakeEmbedder()
     original = qa.QA.__init__

@@ -138,7 +138,9 @@ def ask(page: Page, question: str, since: str = "", until: str = "") -> None:
     page.fill("#qa-until input, #qa-until textarea", until)
     page.fill("#qa-question textarea", question)
     page.click("#qa-ask")
-    page.wait_for_selector(".qa-a:not(.qa-pending)", timeout=30_000)
+    # The answer is whole once nothing is pending and the reader has read (its short answer shown).
+    page.wait_for_function("() => document.querySelector('.qa-a')"
+                           " && !document.querySelector('.qa-pending, .qa-still-reading')", timeout=60_000)
 
 
 @pytest.mark.browser

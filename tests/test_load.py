@@ -14,6 +14,14 @@ from eval import faults, load_bench
 pytestmark = [pytest.mark.slow, pytest.mark.load]
 
 
+@pytest.fixture(autouse=True)
+def span_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The servers and `qa` commands these tests start read with the span reader: what they check
+    (no failure, exact offsets, whole indexes) does not depend on the reader, and the language
+    model would let a 10 s run finish a handful of requests."""
+    monkeypatch.setenv("QA_READER", "spans")
+
+
 def test_short_load_run_loses_nothing(tmp_path: Path, model_cache: Path) -> None:
     """8 signed-in API clients for 10 s with 2 uploads: no failure, every citation exact."""
     out = tmp_path / "load.json"
@@ -33,6 +41,7 @@ def corpus_root(onnx_cache: Path) -> Path:
     root = Path(tempfile.mkdtemp(prefix="qa-faults-"))
     with pytest.MonkeyPatch.context() as env:
         env.setenv("QA_CACHE_DIR", str(onnx_cache))
+        env.setenv("QA_READER", "spans")
         root.joinpath("build_s").write_text(str(faults.prepare(root, articles=6)))
     yield root
     shutil.rmtree(root, ignore_errors=True)

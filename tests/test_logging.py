@@ -21,6 +21,13 @@ FOLLOW_UP = "How much did the repairs cost?"
 OFF_TOPIC = "What is the price of tea in Kenya?"
 
 
+def _log_info(caplog: pytest.LogCaptureFixture) -> None:
+    """Capture what app.py logs: INFO and up, from every logger (the CLI, run by other tests in this
+    process, may have set the qa logger to WARNING; that is put back after the test)."""
+    caplog.set_level(logging.INFO)
+    caplog.set_level(logging.INFO, logger="qa")
+
+
 def _logged(caplog: pytest.LogCaptureFixture) -> str:
     return "\n".join(record.getMessage() for record in caplog.records)
 
@@ -32,7 +39,7 @@ def test_the_server_logs_who_did_what_and_never_passwords_questions_or_answers(
     ferry.write_text("Ferry Report\n\nThe Tollby ferry carried 412 passengers on its first crossing.\n")
     photo = tmp_path / "photo.txt"
     photo.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00")
-    caplog.set_level(logging.INFO)  # what app.py logs: INFO and up, from every logger
+    _log_info(caplog)
     with serving(fake_qa) as url:
         with pytest.raises(ValueError, match="Could not login"):
             Client(url, auth=("alice", WRONG), verbose=False)
@@ -67,7 +74,7 @@ def test_dropped_generated_sentences_are_not_logged(fake_qa: qa.QA, caplog: pyte
     n = next(i for i, p in enumerate(base.passages, 1) if "40,000" in p.text)
     invented = "The bridge was painted purple by 77 volunteers"
     fake_qa.config = fake_qa.config.replace(llm_timeout=5.0)
-    caplog.set_level(logging.INFO)
+    _log_info(caplog)
     with FakeLLM(f"About 40,000 cars cross the bridge every day [{n}]. {invented} [{n}].") as server:
         fake_qa.config = fake_qa.config.replace(llm_url=server.url)
         answer = fake_qa.answer_llm(QUESTION)

@@ -63,17 +63,23 @@ def test_short_span_offsets_are_exact_and_inside_the_first_citation(real_qa: QA,
     assert real_qa.config.min_short <= span.score == answer.confidence <= 1.0
 
 
+@pytest.fixture(scope="module")
+def spans_qa(real_qa: QA) -> QA:
+    """real_qa's index read by the span reader (QA_READER=spans)."""
+    return QA(real_qa.config.replace(reader="spans"))
+
+
 @pytest.mark.parametrize(("question", "cited"), [
     # The agency is in the next sentence ("Kugelman told AFP"), not in the one cited.
     ("Which news agency did the Wilson Center analyst speak to?", "Michael Kugelman from the Wilson Center"),
     ("On which day did the American troop drawdown get under way?", "drawdown began on Monday"),
 ])
-def test_an_unsure_reader_cites_the_sentence_and_shows_no_short_answer(real_qa: QA, question: str,
-                                                                       cited: str) -> None:
-    answer = real_qa.answer(question)
-    assert answer.answered and cited in answer.citations[0].text
-    # Below QA_MIN_SHORT the reader's best span is not shown, whatever it is.
-    assert answer.confidence < real_qa.config.min_short
+def test_an_unsure_span_reader_cites_the_sentence_and_shows_no_short_answer(spans_qa: QA, question: str,
+                                                                            cited: str) -> None:
+    answer = spans_qa.answer(question)
+    assert answer.reader == "spans" and answer.answered and cited in answer.citations[0].text
+    # Below QA_MIN_SHORT the span reader's best span is not shown, whatever it is.
+    assert answer.confidence < spans_qa.config.min_short
     assert answer.short is None and answer.short_span is None
 
 

@@ -30,7 +30,8 @@ def _engine(tmp_path: Path, *articles: str, **settings: object) -> qa.QA:
     seeds.mkdir(parents=True)
     for n, text in enumerate(articles):
         (seeds / f"museum_{n}.txt").write_text(text)
-    config = qa.Config(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.3, **settings)
+    config = qa.Config(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.3, reader="spans",
+                       **settings)
     return qa.QA(config, embedder=FakeEmbedder())
 
 
@@ -52,7 +53,7 @@ def test_min_short_hides_the_short_answer_but_not_the_answer(tiny_config: qa.Con
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     question = "How many cars cross the bridge every day?"
     paths = {"seeds_dir": tiny_config.seeds_dir, "index_dir": tiny_config.index_dir, "min_evidence": 0.3,
-             "chunk_size": 200, "chunk_overlap": 40}
+             "chunk_size": 200, "chunk_overlap": 40, "reader": "spans"}
     shown = qa.QA(qa.Config.from_env(**paths), embedder=FakeEmbedder()).answer(question)
     assert shown.short == "40,000" and shown.short_span is not None
     monkeypatch.setenv("QA_MIN_SHORT", str(shown.confidence + 0.01))  # just over this answer's confidence
@@ -69,7 +70,7 @@ def test_max_question_chars_cuts_the_question(tmp_path: Path, monkeypatch: pytes
     long = question + " Also, the library and the storm, the schools and the coast." * 3
     monkeypatch.setenv("QA_MAX_QUESTION_CHARS", str(len(question)))
     config = qa.Config.from_env(seeds_dir=tmp_path / "seeds", index_dir=tmp_path / "index", min_evidence=0.3,
-                                chunk_size=200, chunk_overlap=40)
+                                chunk_size=200, chunk_overlap=40, reader="spans")
     assert config.max_question_chars == len(question)
     engine = qa.QA(config, embedder=FakeEmbedder())
     with caplog.at_level(logging.WARNING, logger="qa"):

@@ -22,7 +22,7 @@ CHROMIUM = "/usr/bin/chromium"
 
 def _tiny(config: qa.Config) -> dict[str, object]:
     return {"seeds_dir": config.seeds_dir, "index_dir": config.index_dir, "chunk_size": 200,
-            "chunk_overlap": 40, "min_evidence": 0.3}
+            "chunk_overlap": 40, "min_evidence": 0.3, "reader": "spans"}
 
 
 def test_another_nlp_pipeline_makes_the_index_stale(tiny_config: qa.Config, tmp_path: Path,
@@ -77,7 +77,7 @@ def _ask(page: Page, question: str) -> None:
         "q => { const asked = document.querySelectorAll('.qa-q');"
         " const replies = document.querySelectorAll('.qa-a');"
         " return asked.length > 0 && asked[asked.length - 1].innerText.trim() === q"
-        " && replies.length === asked.length && !document.querySelector('.qa-pending'); }",
+        " && replies.length === asked.length && !document.querySelector('.qa-pending, .qa-still-reading'); }",
         arg=question, timeout=30_000)
 
 
