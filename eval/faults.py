@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,16 +84,30 @@ def timed_build(root: Path) -> float:
     return time.monotonic() - began
 
 
-def kill_at(cmd: list[str], root: Path, after: float) -> bool:
-    """Start cmd, SIGKILL it after `after` seconds; True when it had already finished."""
+def kill_at(cmd: list[str], root: Path, after: float, ready: Callable[[], bool] | None = None) -> bool:
+    """Start cmd, SIGKILL it after `after` seconds (or as soon as ready() holds, if given, within
+    that time); True when it had already finished."""
     proc = subprocess.Popen(cmd, env=env_for(root), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + after
     try:
-        proc.wait(timeout=after)
+        while ready is not None and proc.poll() is None and not ready() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.wait(timeout=0 if ready is not None else after)
         return True
     except subprocess.TimeoutExpired:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         return False
+
+
+def saved_a_batch(root: Path) -> Callable[[], bool]:
+    """True once a build in root has saved embedded vectors (index/.partial/): it is mid-way."""
+    return lambda: any((root / "index" / ".partial").glob("*.np*"))
+
+
+def index_dirs(root: Path) -> list[str]:
+    """The index folders in root/index: versions and unfinished (.tmp-) ones."""
+    return sorted(p.name for p in (root / "index").iterdir() if p.name.startswith((".tmp-", "v-")))
 
 
 def prepare(root: Path, articles: int = 12) -> float:
@@ -104,19 +119,26 @@ def prepare(root: Path, articles: int = 12) -> float:
     return timed_build(root)
 
 
-def kill_builds(root: Path, moments: int, build_s: float, seed: int = 0, articles: int = 12) -> list[dict]:
-    """Kill `qa build` of a changed corpus at random moments; after each, check the index and `qa ask`."""
+def kill_builds(root: Path, moments: int, build_s: float, seed: int = 0, articles: int = 12,
+                mid_batch: int = 0) -> list[dict]:
+    """Kill `qa build` of a changed corpus at random moments, then `mid_batch` times the moment it
+    saved its first vectors; after each, check the index and `qa ask` (which finishes the build)."""
     rng = random.Random(seed)
     rows = []
-    for i in range(moments):
+    for i in range(moments + mid_batch):
         corpus(root / "seeds", 100 + i, articles)
-        after = rng.uniform(0.05, 1.0) * build_s
-        finished = kill_at([QA, "build"], root, after)
+        random_moment = i < moments
+        after = rng.uniform(0.05, 1.0) * build_s if random_moment else 10 * build_s
+        began = time.monotonic()
+        finished = kill_at([QA, "build"], root, after, None if random_moment else saved_a_batch(root))
+        killed_after = time.monotonic() - began
         load_index(root / "index")  # the old or the new index, whole: raises if any file is off
-        leftovers = sorted(p.name for p in (root / "index").iterdir() if p.name.startswith((".tmp-", "v-")))
+        leftovers = index_dirs(root)
         check_ask(root)
-        rows.append({"killed_after_s": round(after, 2), "had_finished": finished,
-                     "index_dirs_after_kill": leftovers})
+        rows.append({"moment": "random" if random_moment else "first saved batch",
+                     "killed_after_s": round(after if random_moment else killed_after, 2),
+                     "had_finished": finished,
+                     "index_dirs_after_kill": leftovers, "index_dirs_after_ask": index_dirs(root)})
     return rows
 
 

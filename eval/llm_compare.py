@@ -40,15 +40,17 @@ def smollm_gguf() -> Path | None:
 
 
 @contextmanager
-def llama_server(model: Path, n_ctx: int = 2048, wait: float = 120.0) -> Iterator[str]:
-    """`python -m llama_cpp.server` on a free loopback port; yields its /v1 URL, stops it after."""
+def llama_server(model: Path, n_ctx: int = 2048, wait: float = 120.0,
+                 options: tuple[str, ...] = ()) -> Iterator[str]:
+    """`python -m llama_cpp.server` (with more of its options) on a free loopback port; yields its
+    /v1 URL, stops it after."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     # Its log goes to a file: llama.cpp logs a lot, and an unread pipe would block the server.
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model),
-                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)],
+                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), *options],
                                 stdout=log, stderr=subprocess.STDOUT,
                                 env={**os.environ, "HF_HUB_OFFLINE": "1"})
         url = f"http://127.0.0.1:{port}/v1"

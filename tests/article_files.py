@@ -48,7 +48,15 @@ def page(folder: Path, name: str = "prisoners.html") -> Path:
 
 
 def printed_pdf(folder: Path, name: str = "prisoners.pdf") -> Path:
-    """The news page printed to PDF by Chromium (Playwright's page.pdf)."""
+    """The news page printed to PDF by Chromium (Playwright's page.pdf), in a thread of its own:
+    Playwright's sync API cannot start inside another one this thread runs (a module fixture's)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(_print_pdf, folder, name).result()
+
+
+def _print_pdf(folder: Path, name: str) -> Path:
     from playwright.sync_api import sync_playwright
 
     html = page(folder, "_print.html")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -63,36 +62,67 @@ def fake_qa(tiny_config: Config, fake_embedder: FakeEmbedder) -> QA:
     return QA(tiny_config, embedder=fake_embedder)
 
 
-@pytest.fixture(scope="session")
-def real_runtime():  # noqa: ANN201 - qa.llm.runtime.LlamaRuntime
-    """The reader's real language model, loaded once for the session from the machine's cache
-    (`make setup` joins it there)."""
-    from qa.llm.runtime import configured_runtime
-
-    return configured_runtime(Config())
+@pytest.fixture(autouse=True)
+def _private_model_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every test starts with QA_CACHE_DIR at an empty folder of its own: none writes into
+    ~/.cache/qa, and none finds an export another test made unless it asks for ``model_cache``."""
+    monkeypatch.setenv("QA_CACHE_DIR", str(tmp_path_factory.mktemp("no-model-cache")))
 
 
 @pytest.fixture(scope="session")
-def real_qa(tmp_path_factory: pytest.TempPathFactory, real_runtime) -> Iterator[QA]:  # noqa: ANN001
-    """The real packaged model over a copy of the real seeds, in a private index folder."""
-    root = tmp_path_factory.mktemp("real")
-    shutil.copytree(SEEDS, root / "seeds")
-    # A private cache too, so that the build really exports the ONNX models (qa/embedding/export.py);
-    # engines the tests make from the environment (the CLI's) share it.
-    before = os.environ.get("QA_CACHE_DIR")
-    os.environ["QA_CACHE_DIR"] = str(root / "cache")
-    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index"), runtime=real_runtime)
-    engine.build()
-    yield engine
-    if before is None:
-        os.environ.pop("QA_CACHE_DIR", None)
-    else:
-        os.environ["QA_CACHE_DIR"] = before
+def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private model cache: the ONNX exports (about 15 s), made once by the first test that needs
+    them, and the reader's language model linked in read-only from the machine's cache (`make
+    setup` joins it there) when it is installed; the environment is left alone (see
+    ``model_cache``)."""
+    from qa.embedding.export import export_onnx
+    from qa.llm.model_file import packaged_path
+
+    root = tmp_path_factory.mktemp("model-cache")
+    export_onnx(root)
+    machine = packaged_path(Config().cache_dir)
+    if machine.is_file():
+        (root / "models").mkdir()
+        for path in (machine, machine.with_name(machine.name + ".verified")):
+            if path.is_file():
+                (root / "models" / path.name).symlink_to(path)
+    return root
 
 
 @pytest.fixture
-def real_copy(real_qa: QA, tmp_path: Path) -> dict[str, str]:
+def model_cache(onnx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """QA_CACHE_DIR at the shared model cache for this test only: engines made from the environment
+    (the CLI's, a subprocess's) find the exports and the reader's model there instead of exporting
+    again, rebuilding with torch, or reading with the span reader."""
+    monkeypatch.setenv("QA_CACHE_DIR", str(onnx_cache))
+    return onnx_cache
+
+
+@pytest.fixture(scope="session")
+def real_runtime(onnx_cache: Path):  # noqa: ANN201 - qa.llm.runtime.LlamaRuntime
+    """The reader's real language model, loaded once for the session; every engine over
+    ``onnx_cache`` shares it (one runtime per model file in a process)."""
+    from qa.llm.runtime import configured_runtime
+
+    return configured_runtime(Config(cache_dir=onnx_cache))
+
+
+@pytest.fixture(scope="session")
+def real_qa(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path, real_runtime) -> QA:  # noqa: ANN001
+    """The real packaged models over a copy of the real seeds, in a private index folder, built
+    with the ONNX exports of ``onnx_cache`` (the CLI tests over it ask for ``model_cache``)."""
+    root = tmp_path_factory.mktemp("real")
+    shutil.copytree(SEEDS, root / "seeds")
+    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index", cache_dir=onnx_cache),
+                runtime=real_runtime)
+    engine.build()
+    return engine
+
+
+@pytest.fixture
+def real_copy(real_qa: QA, model_cache: Path, tmp_path: Path) -> dict[str, str]:
     """The environment of a `qa` process over a copy of the real seeds and their built index."""
     shutil.copytree(real_qa.config.seeds_dir, tmp_path / "seeds")
     shutil.copytree(real_qa.config.index_dir, tmp_path / "index", symlinks=True)
-    return {**os.environ, "QA_SEEDS_DIR": str(tmp_path / "seeds"), "QA_INDEX_DIR": str(tmp_path / "index")}
+    return {**os.environ, "QA_SEEDS_DIR": str(tmp_path / "seeds"), "QA_INDEX_DIR": str(tmp_path / "index"),
+            "QA_CACHE_DIR": str(model_cache)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -76,12 +77,12 @@ def test_not_covered_html_is_distinct(fake_qa: qa.QA) -> None:
 # ---- A real server, a real model, a real browser --------------------------------------------
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> qa.QA:
+def engine(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path) -> qa.QA:
     """The real model over a private copy of seeds/ (uploads land in the copy, never the repo)."""
     root = tmp_path_factory.mktemp("chat")
     shutil.copytree(ROOT / "seeds", root / "seeds")
-    eng = qa.QA(qa.Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index").replace(
-        uploads=True, rate=0))
+    eng = qa.QA(qa.Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index", cache_dir=onnx_cache,
+                                   uploads=True, rate=0))
     eng.build()
     return eng
 
@@ -155,12 +156,19 @@ def test_answer_with_highlighted_source(page: Page) -> None:
     # The whole article opens with the cited sentence scrolled into view.
     sources.first.locator("summary").click()
     full_mark = sources.first.locator(".qa-article mark")
-    page.wait_for_timeout(300)
-    assert full_mark.is_visible()
-    box = sources.first.locator(".qa-article").bounding_box()
-    spot = full_mark.bounding_box()
-    assert box and spot and box["y"] <= spot["y"] <= box["y"] + box["height"]
+    full_mark.wait_for(state="visible")
+    # Waits for the box to scroll (the page's toggle handler does it); times out if it never does.
+    page.wait_for_function(
+        "([box, mark]) => { const b = box.getBoundingClientRect(), m = mark.getBoundingClientRect();"
+        " return b.height > 0 && b.top <= m.top && m.bottom <= b.bottom; }",
+        arg=[sources.first.locator(".qa-article").element_handle(), full_mark.element_handle()],
+        timeout=10_000)
     page.screenshot(path=str(SHOTS / "chat-1-answer.png"), full_page=True)
+
+
+def cited(page: Page) -> list[str]:
+    """The cited sentences of the last answer, as its sources show them."""
+    return page.locator(".qa-a").last.locator(".qa-source .qa-snippet").all_inner_texts()
 
 
 @pytest.mark.browser
@@ -184,10 +192,15 @@ def test_follow_up_uses_the_conversation(page: Page) -> None:
     new_chat(page)
     page.click("text=Who is the Taliban's spokesman?")  # an example button asks at once
     page.wait_for_selector(".qa-answered", timeout=30_000)
-    reply = ask(page, "Which agency did he speak to?")
-    assert "Reuters" in reply or "AFP" in reply
+    ask(page, "Which agency did he speak to?")
     assert page.locator(".qa-q").count() == 2
+    follow = cited(page)
+    # "he" is the spokesman the chat just named: a sentence where Shaheen talks to an agency is cited.
+    assert any("Shaheen" in s and re.search(r"Reuters|AFP", s) for s in follow), follow
     page.screenshot(path=str(SHOTS / "chat-2-follow-up.png"), full_page=True)
+    new_chat(page)
+    ask(page, "Which agency did he speak to?")  # the same words with no conversation before them
+    assert cited(page) != follow
 
 
 @pytest.mark.browser
@@ -239,7 +252,7 @@ def test_untrusted_text_stays_literal(page: Page, tmp_path: Path) -> None:
     assert "4,321" in reply
     ask(page, f"{EVIL} what about <b>Zorblax</b> [x](javascript:window.__pwned=1)?")
     page.locator(".qa-source summary").first.click()
-    page.wait_for_timeout(300)
+    page.locator(".qa-source .qa-article").first.wait_for(state="visible")
     text = page.inner_text("body")
     assert "<script>window.__pwned=1</script>" in text
     assert "[link](javascript:window.__pwned=1)" in text
@@ -283,11 +296,26 @@ def test_gradio_client_returns_structured_citations(server: str, engine: qa.QA) 
     for cite in result["citations"]:
         assert set(cite) == {"source", "title", "text", "start", "end", "score", "date", "author", "url"}
         assert engine.index.articles[cite["source"]].text[cite["start"]:cite["end"]] == cite["text"]
-    follow = client.predict("Which agency did he speak to?", ["Who is the Taliban's spokesman?"],
-                            api_name="/ask")
-    assert "spokesman" in follow["query"].lower() or "Reuters" in follow["text"] or "AFP" in follow["text"]
     off = client.predict("What is the capital of France?", api_name="/ask")
     assert off["answered"] is False and off["text"] == qa.NOT_COVERED and off["passages"]
+
+
+@pytest.mark.slow
+def test_gradio_client_follow_ups_use_the_history(server: str) -> None:
+    from gradio_client import Client
+
+    client = Client(server, verbose=False)
+    earlier = ["Who is the Taliban's spokesman?"]
+    question = "Which agency did he speak to?"
+    follow = client.predict(question, earlier, api_name="/ask")
+    alone = client.predict(question, api_name="/ask")
+    assert "Shaheen" in follow["query"] and alone["query"] == question
+    assert any("Shaheen" in c["text"] and re.search(r"Reuters|AFP", c["text"]) for c in follow["citations"])
+    assert [c["text"] for c in follow["citations"]] != [c["text"] for c in alone["citations"]]
+    # Two men tweeted: after the question about the spokesman, only his tweet is cited.
+    tweet = client.predict("What did he tweet?", earlier, api_name="/ask")
+    assert tweet["answered"] and all("Shaheen" in c["text"] for c in tweet["citations"])
+    assert "Seddiqi" in client.predict("What did he tweet?", api_name="/ask")["citations"][0]["text"]
 
 
 def test_reply_shows_a_pending_state_first(fake_qa: qa.QA) -> None:
@@ -299,6 +327,29 @@ def test_reply_shows_a_pending_state_first(fake_qa: qa.QA) -> None:
     assert "qa-pending" not in html and len(turns) == 1 and isinstance(turns[0][1], qa.Answer)
     errors = list(respond("   ", []))
     assert "qa-pending" not in errors[-1][0] and errors[-1][2] == []
+
+
+def test_ask_api_follows_only_the_last_10_history_questions(fake_qa: qa.QA,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = chat.build_demo(fake_qa)
+    ask_api = next(f.fn for f in demo.fns.values() if f.name == "ask_api")
+    asked: list[tuple[str, list[str]]] = []
+    answer = qa.QA.answer
+
+    def spy(self: qa.QA, question: str, history: object = None, *args: object, **kwargs: object) -> qa.Answer:
+        asked.append((question, [q for q, _ in history or []]))
+        return answer(self, question, history, *args, **kwargs)
+
+    monkeypatch.setattr(qa.QA, "answer", spy)
+    history = [f"Question number {n} about the bridge?" for n in range(12)]
+    reply = ask_api("How many cars cross it every day?", history)
+    # The first two are dropped; each kept one is answered after those before it, then the question.
+    kept = history[2:]
+    assert [q for q, _ in asked] == [*kept, "How many cars cross it every day?"]
+    assert [h for _, h in asked] == [kept[:n] for n in range(len(kept) + 1)]
+    assert reply["question"] == "How many cars cross it every day?" and kept[-1] in reply["query"]
+    with pytest.raises(gr.Error, match="history must be a list of the earlier questions"):
+        ask_api("Who?", [{"question": "not text"}])
 
 
 def test_reply_cites_first_then_shows_the_readers_short_answer(tiny_config: qa.Config, fake_embedder) -> None:  # noqa: ANN001

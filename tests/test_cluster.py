@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -65,32 +66,37 @@ def corpus(tmp_path_factory) -> tuple[Path, list]:
     return path, articles
 
 
-def _engine(index_dir: Path) -> QA:
+def _config(cache: Path, index_dir: Path) -> Config:
+    """The settings of the environment, with the index in index_dir and the tests' model cache."""
+    return Config.from_env(index_dir=index_dir, cache_dir=cache)
+
+
+def _engine(index_dir: Path, cache: Path) -> QA:
     """An engine answering from the index in index_dir as it is (never rebuilding it)."""
-    engine = QA(Config.from_env(index_dir=index_dir))
+    engine = QA(_config(cache, index_dir))
     engine._swap(load_index(index_dir))
     return engine
 
 
 @pytest.fixture(scope="module")
-def single(corpus, tmp_path_factory) -> Path:
+def single(corpus, tmp_path_factory, onnx_cache) -> Path:
     """The single-machine build of the same articles."""
     index_dir = tmp_path_factory.mktemp("single") / "index"
-    QA(Config.from_env(index_dir=index_dir)).build(articles=corpus[1])
+    QA(_config(onnx_cache, index_dir)).build(articles=corpus[1])
     return index_dir
 
 
 @pytest.fixture(scope="module")
-def clustered(cluster, corpus, tmp_path_factory) -> Path:
+def clustered(cluster, corpus, tmp_path_factory, onnx_cache) -> Path:
     """The cluster build of the JSON Lines corpus, in shards of 20 chunk vectors."""
     from qa.cluster.build import build_on_ray
 
     index_dir = tmp_path_factory.mktemp("cluster") / "index"
-    build_on_ray(Config.from_env(index_dir=index_dir), cluster.address, corpus[0], shard_rows=20)
+    build_on_ray(_config(onnx_cache, index_dir), cluster.address, corpus[0], shard_rows=20)
     return index_dir
 
 
-def test_cluster_build_gives_the_single_machine_chunks_vectors_and_top5(single, clustered):
+def test_cluster_build_gives_the_single_machine_chunks_vectors_and_top5(single, clustered, onnx_cache):
     one, many = load_index(single), load_index(clustered)
     spans = [(c.source, c.start, c.end) for c in one.chunks]
     assert [(c.source, c.start, c.end) for c in many.chunks] == spans
@@ -102,7 +108,7 @@ def test_cluster_build_gives_the_single_machine_chunks_vectors_and_top5(single, 
     assert cos.min() >= 0.9999
     assert len(many.meta["shards"]) == -(-len(many.chunks) // 20) > 1
     questions = [json.loads(line)["question"] for line in (ROOT / "eval/questions.jsonl").open()][:20]
-    a, b = _engine(single), _engine(clustered)
+    a, b = _engine(single, onnx_cache), _engine(clustered, onnx_cache)
     for q in questions:
         top = [(p.source, p.start) for p in a.retrieve(q, 5)]
         assert [(p.source, p.start) for p in b.retrieve(q, 5)] == top, q
@@ -134,7 +140,7 @@ def _worker_pids(cluster: LocalCluster, title: str) -> list[int]:
     return found
 
 
-def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, tmp_path):
+def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, tmp_path, onnx_cache):
     from qa.cluster.build import build_on_ray
     from qa.text.chunk import chunk_article
 
@@ -162,7 +168,7 @@ def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, 
 
     killer = threading.Thread(target=kill_one, daemon=True)
     killer.start()
-    report = build_on_ray(Config.from_env(index_dir=tmp_path / "index"), cluster.address, big)
+    report = build_on_ray(_config(onnx_cache, tmp_path / "index"), cluster.address, big)
     killer.join(5)
     assert killed, "no ArticleWorker actor was seen to kill"
     built = load_index(tmp_path / "index")
@@ -170,7 +176,7 @@ def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, 
     assert report.embedded_chunks == len(built.chunks) == expected
 
 
-def test_a_rerun_embeds_only_new_or_changed_articles(cluster, corpus, tmp_path):
+def test_a_rerun_embeds_only_new_or_changed_articles(cluster, corpus, tmp_path, onnx_cache):
     from qa.cluster.build import build_on_ray
 
     path, articles = corpus
@@ -178,7 +184,7 @@ def test_a_rerun_embeds_only_new_or_changed_articles(cluster, corpus, tmp_path):
     last = len(rows) - 1
     small = tmp_path / "small.jsonl"
     small.write_text("".join(json.dumps(r) + "\n" for r in rows[:last]))
-    config = Config.from_env(index_dir=tmp_path / "index")
+    config = _config(onnx_cache, tmp_path / "index")
     build_on_ray(config, cluster.address, small)
     assert build_on_ray(config, cluster.address, small).up_to_date
     rows[0]["text"] += "\n\nA sentence added later."
@@ -193,11 +199,11 @@ def test_a_rerun_embeds_only_new_or_changed_articles(cluster, corpus, tmp_path):
 TOKEN = "t0ken-" + "a" * 58
 
 
-def _call(url: str, body: bytes | None = None, token: str | None = TOKEN, replica: list | None = None
-          ) -> tuple[int, dict]:
+def _call(url: str, body: bytes | None = None, token: str | None = TOKEN, replica: list | None = None,
+          method: str | None = None) -> tuple[int, dict]:
     """(status, JSON) of a request; the answering replica's process id is appended to replica."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    request = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET",
+    request = urllib.request.Request(url, data=body, method=method or ("POST" if body is not None else "GET"),
                                      headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=120) as reply:
@@ -230,12 +236,12 @@ def _post_chunked(url: str, megabytes: int) -> int:
         connection.close()
 
 
-def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustered):
+def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustered, onnx_cache):
     port = free_port()
     qa = Path(sys.executable).with_name("qa")
     server = subprocess.Popen([str(qa), "--index", str(clustered), "serve", "--ray", cluster.address,
                                "--replicas", "2", "--port", str(port)],
-                              env={**os.environ, "QA_SERVE_TOKEN": TOKEN},
+                              env={**os.environ, "QA_SERVE_TOKEN": TOKEN, "QA_CACHE_DIR": str(onnx_cache)},
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     ask = json.dumps({"question": TALIBAN}).encode()
@@ -264,18 +270,40 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
             assert status == code and list(error) == ["error"] and "\n" not in error["error"]
         assert _call(url + "/nowhere")[0] == 404
         assert _call(url + "/search", b"[" * 30_000 + b"]" * 30_000)[0] == 400  # nested too deeply
+        status, health = _call(url + "/health")
+        served = load_index(clustered).path.name
+        assert status == 200 and (health["status"], health["index"]) == ("ok", served)
+        assert _call(url + "/health", b"{}")[0] == 405 and _call(url + "/ask", method="GET")[0] == 405
+        big = json.dumps({"question": TALIBAN, "pad": "x" * 70_000}).encode()
+        assert _call(url + "/ask", big) == (413, {"error": "the body is over 64 KB"})
+        # A follow-up with its history is resolved by the replica: "he" is the spokesman named before.
+        spokesman = "Who is the Taliban's spokesman?"
+        status, first = _call(url + "/ask", json.dumps({"question": spokesman}).encode())
+        assert status == 200 and first["short"] == "Suhail Shaheen"
+        follow_up = {"question": "Which agency did he speak to?"}
+        history = [{"question": spokesman, "answer": first}]
+        status, follow = _call(url + "/ask", json.dumps({**follow_up, "history": history}).encode())
+        alone = _call(url + "/ask", json.dumps(follow_up).encode())[1]
+        assert status == 200 and "Shaheen" in follow["query"] and alone["query"] == follow_up["question"]
+        assert [c["text"] for c in follow["citations"]] != [c["text"] for c in alone["citations"]]
         replicas = _worker_pids(cluster, "ServeReplica:qa:QAService")
         while time.monotonic() < deadline and len(replicas) < 2:
             time.sleep(1)
             replicas = _worker_pids(cluster, "ServeReplica:qa:QAService")
         assert len(replicas) == 2, replicas
         # Each replica reads with the language model, from the one model file on the node.
+        # Two questions at once: Serve routes a lone question to the idle replica, often the same one.
         read_by: dict[int, dict] = {}
-        while time.monotonic() < deadline and len(read_by) < 2:
-            pid: list[int] = []
-            status, answer = _call(url + "/ask", ask, replica=pid)
-            assert status == 200, answer
-            read_by[pid[0]] = answer
+        reading_deadline = time.monotonic() + 240
+        while time.monotonic() < reading_deadline and len(read_by) < 2:
+            def asked(_: int) -> tuple[int, dict, int]:
+                pid: list[int] = []
+                return (*_call(url + "/ask", ask, replica=pid), pid[0])
+
+            with ThreadPoolExecutor(2) as pool:
+                for status, answer, pid in pool.map(asked, range(2)):
+                    assert status == 200, answer
+                    read_by[pid] = answer
         assert set(read_by) == set(replicas), (read_by.keys(), replicas)
         for answer in read_by.values():
             assert answer["reader"] == "lm" and answer["short"] == "100" and answer["timings"]["read_ms"] > 0
@@ -298,12 +326,48 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
             time.sleep(1)
         now = _worker_pids(cluster, "ServeReplica:qa:QAService")
         assert replicas[0] not in now and len(now) == 2, (replicas, now)
-    finally:
+        # SIGTERM stops `qa serve` cleanly (exit 0), and takes its application off the cluster.
         server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        assert server.wait(60) == 0, "".join(lines)[-2000:]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                _call(url + "/health")
+            except OSError:
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail(f"{url} still answers after qa serve stopped")
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def test_a_parquet_corpus_is_read_like_json_lines(cluster, corpus, single, tmp_path, onnx_cache):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from qa.cluster.build import build_on_ray
+
+    rows = [json.loads(line) for line in corpus[0].open()][:4]
+    path = tmp_path / "articles.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    report = build_on_ray(_config(onnx_cache, tmp_path / "index"), cluster.address, path)
+    built, whole = load_index(tmp_path / "index"), load_index(single)
+    ids = [r["id"] for r in rows]
+    assert sorted(report.added) == sorted(ids) and sorted(built.articles) == sorted(ids)
+    # The same articles give the same chunks and sentence vectors as the single-machine build.
+    assert [(c.source, c.start, c.end) for c in built.chunks] == [
+        (c.source, c.start, c.end) for c in whole.chunks if c.source in ids]
+    mine = [i for i, s in enumerate(whole.sent_sources) if s in ids]
+    cos = np.sum(np.asarray(built.sent_vectors, np.float32) * whole.sent_vectors[mine], axis=1)
+    assert cos.min() >= 0.9999
+    first = built.articles[ids[0]]
+    assert first.url == f"https://x/{ids[0]}" and first.date == "2020-03-11"
 
 
 @pytest.mark.parametrize("args, message", [
@@ -322,7 +386,8 @@ def test_cli_mistakes_are_one_line_errors(args, message, tmp_path):
     assert result.exit_code == 2 and message in result.output and len(result.output.strip().splitlines()) == 1
 
 
-def test_a_corpus_without_text_is_a_one_line_error_and_keeps_the_index(cluster, clustered, tmp_path):
+def test_a_corpus_without_text_is_a_one_line_error_and_keeps_the_index(cluster, clustered, tmp_path,
+                                                                       model_cache):
     from click.testing import CliRunner
 
     from qa.index.load import current_path

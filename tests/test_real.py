@@ -9,6 +9,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
+import qa
 from qa import QA, Config
 from qa.index.load import current_path
 from qa.surfaces.cli import main
@@ -58,9 +59,34 @@ def test_every_offset_is_exact(real_qa: QA, question: str) -> None:
 def test_follow_up_resolves_the_pronoun(real_qa: QA) -> None:
     first = real_qa.answer("Who is the Taliban's spokesman?")
     assert first.short == "Suhail Shaheen"
-    follow = real_qa.answer("Which agency did he speak to?", history=[(first.question, first)])
-    assert "Shaheen" in follow.query
-    assert follow.answered and re.search(r"Reuters|AFP", follow.text)
+    question = "Which agency did he speak to?"
+    follow = real_qa.answer(question, history=[(first.question, first)])
+    alone = real_qa.answer(question)
+    assert "Shaheen" in follow.query and alone.query == question
+    # The conversation changes what is cited: a sentence in which Shaheen speaks to an agency.
+    assert follow.answered and any("Shaheen" in c.text and re.search(r"Reuters|AFP", c.text)
+                                   for c in follow.citations)
+    assert [c.text for c in follow.citations] != [c.text for c in alone.citations]
+
+
+def test_follow_up_cites_the_person_the_earlier_turn_named(real_qa: QA) -> None:
+    first = real_qa.answer("Who is the Taliban's spokesman?")
+    follow = real_qa.answer("What did he tweet?", history=[(first.question, first)])
+    alone = real_qa.answer("What did he tweet?")
+    # Two men tweeted; "he" is the spokesman the turn before named, so only his tweet is cited.
+    assert follow.answered and follow.citations
+    assert all("Shaheen" in c.text and "Seddiqi" not in c.text for c in follow.citations)
+    assert "tweeted on Tuesday" in follow.citations[0].text
+    for c in follow.citations:
+        _exact(real_qa, c)
+    assert "Seddiqi" in alone.citations[0].text  # asked alone, "he" could be either
+
+
+@pytest.mark.parametrize("question", ["🙂", "?", "12345", "x" * 20_000])
+def test_a_question_with_nothing_to_answer_is_refused(real_qa: QA, question: str) -> None:
+    answer = real_qa.answer(question)
+    assert not answer.answered and answer.text == qa.NOT_COVERED and answer.citations == ()
+    assert len(answer.question) <= real_qa.config.max_question_chars
 
 
 def test_incremental_build_with_the_real_model(real_qa: QA, tmp_path) -> None:
@@ -88,13 +114,14 @@ def test_corrupted_real_index_is_rebuilt(real_qa: QA, tmp_path) -> None:
     assert "100" in fresh.answer("How many Taliban prisoners will be released each day?").text
 
 
-def _cli(real_qa: QA, *args: str):
+def _cli(real_qa: QA, *args: str, input: str | None = None):  # noqa: A002 - CliRunner's name
+    """The CLI over real_qa's folders (its tests ask for model_cache, so it finds the same exports)."""
     cfg: Config = real_qa.config
     return CliRunner().invoke(
-        main, ["--seeds", str(cfg.seeds_dir), "--index", str(cfg.index_dir), *args])
+        main, ["--seeds", str(cfg.seeds_dir), "--index", str(cfg.index_dir), *args], input=input)
 
 
-def test_cli_ask_json(real_qa: QA) -> None:
+def test_cli_ask_json(real_qa: QA, model_cache) -> None:  # noqa: ANN001 - conftest fixture
     result = _cli(real_qa, "ask", "How many Taliban prisoners will be released every day?", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -104,7 +131,7 @@ def test_cli_ask_json(real_qa: QA) -> None:
     assert "100" in cited["text"]
 
 
-def test_cli_search_build_and_errors(real_qa: QA) -> None:
+def test_cli_search_build_and_errors(real_qa: QA, model_cache) -> None:  # noqa: ANN001
     result = _cli(real_qa, "search", "Suhail Shaheen Reuters", "-k", "2", "--json")
     assert result.exit_code == 0
     assert len(json.loads(result.output)) == 2
@@ -115,14 +142,20 @@ def test_cli_search_build_and_errors(real_qa: QA) -> None:
     assert plain.exit_code == 0 and "don't cover" in plain.output
 
 
-def test_cli_chat_follow_up(real_qa: QA) -> None:
-    cfg: Config = real_qa.config
-    result = CliRunner().invoke(
-        main, ["--seeds", str(cfg.seeds_dir), "--index", str(cfg.index_dir), "chat"],
-        input="Who is the Taliban's spokesman?\nWhich agency did he speak to?\n\n",
-    )
-    assert result.exit_code == 0
-    assert "Suhail Shaheen" in result.output and re.search(r"Reuters|AFP", result.output)
+def test_cli_chat_follow_up(real_qa: QA, model_cache) -> None:  # noqa: ANN001 - conftest fixture
+    def chat(*questions: str) -> list[str]:
+        """The chat's reply to each question (its output between the prompts)."""
+        result = _cli(real_qa, "chat", input="".join(f"{q}\n" for q in questions) + "\n")
+        assert result.exit_code == 0, result.output
+        return result.output.split("\n> ")[1:len(questions) + 1]
+
+    first, follow = chat("Who is the Taliban's spokesman?", "What did he tweet?")
+    assert "Short answer: Suhail Shaheen" in first
+    # "he" is the spokesman of the turn before: his tweet is source [1], the other man's is not cited.
+    assert re.search(r"\[1\] 002_\S+ \d+-\d+: The Taliban’s political spokesman, Suhail Shaheen,", follow)
+    assert "Seddiqi" not in follow
+    (alone,) = chat("What did he tweet?")
+    assert re.search(r"\[1\] 000_\S+ \d+-\d+: Sediq Seddiqi", alone)
 
 
 def test_missing_seeds_folder_cli(tmp_path) -> None:
@@ -152,6 +185,9 @@ def test_onnx_query_path_agrees_with_sentence_transformers(real_qa: QA) -> None:
     assert isinstance(real_qa.query_embedder, OnnxEmbedder)
     assert real_qa.query_embedder.source == str(export)
     st_engine = QA(real_qa.config, embedder=torch_st)
+    # The same index, as it is: built by another embedder, it would otherwise be rebuilt (in real_qa's
+    # folder, under the other tests' feet).
+    st_engine._swap(real_qa.index)
     same_top, same_set = 0, 0
     for question in questions:
         a = [(p.source, p.start) for p in real_qa.retrieve(question, k=5)]

@@ -1,4 +1,4 @@
-"""Large-corpus builds with the fake embedder: resuming after an interruption, the HNSW switch."""
+"""Large-corpus builds with the fake embedder: resuming after an interruption, the switch to an IVF index."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_over_the_threshold_the_index_is_ivf_and_retrieves(fake_qa: QA, fake_emb
     assert (ids[:, 0] == np.arange(len(vectors))).mean() >= 0.95
     top = engine.retrieve("How many cars cross the bridge every day?", k=1, mode="dense")[0]
     assert "cars cross" in top.text
-    # The incremental path reads vectors back out of the HNSW index.
+    # The incremental path reads vectors back out of the IVF index.
     (config.seeds_dir / "beta.txt").write_text("Council approves new museum\n\nThe museum opens in May.\n")
     report = engine.build()
     assert report.unchanged == ["alpha.txt", "gamma.md"]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +18,7 @@ from net import serving
 import qa
 from qa.articles.uploads import check_upload, may_upload, safe_name
 from qa.index.load import current_path, load_index
+from qa.text.nlp import Tagger
 
 SEEDS = Path(__file__).parent.parent / "seeds"
 GOOD = b"Harbour Notes\n\nThe Tollby harbour handled 73 ferries in March, its port office said.\n"
@@ -171,6 +175,38 @@ def test_two_concurrent_uploads_are_both_indexed(open_server: tuple[str, qa.QA],
     assert answer["answered"] and "402" in answer["text"]
 
 
+class GatedTagger(Tagger):
+    """The real tagger, holding each build (which holds the upload lock) until it is let through."""
+
+    def __init__(self, nlp: str) -> None:
+        super().__init__(nlp)
+        self.waiting, self.go = threading.Event(), threading.Event()
+
+    def tag(self, texts, sentences, batch_size=32, progress=False):  # type: ignore[no-untyped-def]
+        if texts:
+            self.waiting.set()
+            assert self.go.wait(120), "the test never let the build through"
+        return super().tag(texts, sentences, batch_size, progress)
+
+
+def _asked(engine: qa.QA, question: str) -> tuple[qa.Answer, object]:
+    """engine.answer from another thread, with the index that answered; fails rather than waits."""
+    got: list[tuple[qa.Answer, object]] = []
+
+    def ask() -> None:
+        answerer = engine.answerer  # what engine.answer does, keeping hold of the index it used
+        got.append((answerer.answer(question), answerer.retriever.index))
+
+    thread = threading.Thread(target=ask)
+    thread.start()
+    thread.join(60)
+    assert got, "a question waited for the build"
+    answer, index = got[0]
+    for p in (*answer.citations, *answer.passages):
+        assert index.articles[p.source].text[p.start:p.end] == p.text
+    return answer, index
+
+
 @pytest.mark.slow
 def test_a_compressed_bomb_upload_is_refused_at_once(open_server: tuple[str, qa.QA], tmp_path: Path) -> None:
     from gradio_client import Client, handle_file
@@ -184,36 +220,61 @@ def test_a_compressed_bomb_upload_is_refused_at_once(open_server: tuple[str, qa.
 
 
 @pytest.mark.slow
-def test_questions_are_answered_while_uploads_rebuild(open_server: tuple[str, qa.QA]) -> None:
-    """Questions during three uploads: none fails, every offset exact in the index it came from."""
-    _, engine = open_server
-    done = threading.Event()
-    answers: list[tuple[qa.Answer, object]] = []
-    errors: list[BaseException] = []
+def test_questions_are_answered_while_uploads_rebuild(real_qa: qa.QA, tmp_path: Path) -> None:
+    """Each upload held mid-build: questions are answered from the old index, then from the new."""
+    shutil.copytree(SEEDS, tmp_path / "seeds")
+    tagger = GatedTagger(real_qa.config.nlp)
+    engine = qa.QA(real_qa.config.replace(seeds_dir=tmp_path / "seeds", index_dir=tmp_path / "index"),
+                   embedder=real_qa.embedder, tagger=tagger)
+    tagger.go.set()
+    engine.build()
+    for n in (3, 4):
+        tagger.go.clear()
+        tagger.waiting.clear()
+        old = engine.index.path
+        upload = threading.Thread(target=engine.add_article, args=(f"ferry_{n}.txt", _article(n)))
+        upload.start()
+        assert tagger.waiting.wait(120), "the upload's build never reached tagging"
+        during, index = _asked(engine, "How many Taliban prisoners will be released each day?")
+        assert during.answered and during.short == "100" and index.path == old
+        ferry = f"How many passengers did the Tollby{n} ferry carry on its first crossing?"
+        assert f"ferry_{n}.txt" not in {p.source for p in _asked(engine, ferry)[0].passages}
+        tagger.go.set()
+        upload.join(120)
+        assert not upload.is_alive()
+        after, index = _asked(engine, ferry)
+        assert index.path != old and after.citations[0].source == f"ferry_{n}.txt"
+        assert str(400 + n) in after.citations[0].text
 
-    def asker() -> None:
-        while not done.is_set():
-            try:
-                # What engine.answer does, keeping hold of the index that answered.
-                answerer = engine.answerer
-                answer = answerer.answer("How many Taliban prisoners will be released each day?")
-                answers.append((answer, answerer.retriever.index))
-            except BaseException as exc:  # noqa: BLE001 - collected and asserted below
-                errors.append(exc)
 
-    threads = [threading.Thread(target=asker) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for n in (3, 4, 5):
-        engine.add_article(f"ferry_{n}.txt", _article(n))
-    done.set()
-    for t in threads:
-        t.join(timeout=60)
-    assert not errors and len(answers) > 3
-    for answer, index in answers:
-        assert answer.answered and answer.short == "100"
-        for p in (*answer.citations, *answer.passages):
-            assert index.articles[p.source].text[p.start:p.end] == p.text
-    # Answered from the old index during the builds, then from each new one.
-    assert len({index.path for _, index in answers}) >= 3
-    assert len(engine.index.articles) >= 7
+HOLD = ("import sys; from pathlib import Path; from qa.articles.uploads import upload_lock\n"
+        "with upload_lock(Path(sys.argv[1])):\n    print('held', flush=True)\n    sys.stdin.readline()\n")
+
+
+def _waits_on(path: Path) -> bool:
+    """True when this process is blocked in flock on path (a "->" line of /proc/locks)."""
+    inode = f":{path.stat().st_ino} "
+    return any(line.split()[1] == "->" and f" {os.getpid()} " in line and inode in line
+               for line in Path("/proc/locks").read_text().splitlines())
+
+
+def test_the_upload_lock_holds_across_processes(fake_qa: qa.QA) -> None:
+    fake_qa.build()
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(fake_qa.config.index_dir)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        upload = threading.Thread(target=fake_qa.add_article, args=("harbour.txt", GOOD))
+        upload.start()
+        lock = fake_qa.config.index_dir / ".uploads.lock"
+        deadline = time.monotonic() + 60
+        while upload.is_alive() and not _waits_on(lock) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        # The upload waits on the other process's lock: nothing of it is in the folder or the index.
+        assert upload.is_alive() and _waits_on(lock)
+        assert not (fake_qa.config.seeds_dir / "harbour.txt").exists()
+        assert "harbour.txt" not in fake_qa.index.articles
+    finally:
+        holder.communicate("\n", timeout=30)
+    upload.join(60)
+    assert not upload.is_alive() and "harbour.txt" in fake_qa.index.articles

@@ -169,8 +169,9 @@ def stream_answer(engine: Answering, question: str, history: Sequence[object] | 
                                      "answer.")
         return
     result = verify(text, base.passages, engine.index, embed)
-    for sentence, reason in zip(result.dropped, result.reasons, strict=True):
-        log.info("dropped generated sentence %r: %s", sentence, reason)
+    if result.dropped:
+        # Not the sentences nor the reasons: they quote the answer, and answers are never logged.
+        log.info("dropped %d generated sentence(s) unsupported by their citations", len(result.dropped))
     if not result.text:
         yield _fallback(base, began, "No sentence of the local model's answer could be verified against "
                                      "the articles; showing the extractive answer.", result.dropped)

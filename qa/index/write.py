@@ -37,7 +37,7 @@ def write_folder(index_dir: Path, articles: list[Article], parts: Parts, meta: d
 
     tmp = index_dir / f".tmp-{uuid.uuid4().hex[:12]}"
     tmp.mkdir()
-    # Exact search up to ann_threshold chunks; beyond, HNSW keeps a query in milliseconds.
+    # Exact search up to ann_threshold chunks; beyond, IVF keeps a query in milliseconds.
     dense, meta["dense"] = make_dense(parts.chunk_vectors, ann_threshold)
     # Written by Python, not faiss.write_index, so a full disk is an OSError we can name.
     (tmp / "dense.faiss").write_bytes(faiss.serialize_index(dense).tobytes())

@@ -72,7 +72,7 @@ class Retriever:
         if allowed is None:
             scores, ids = self.index.dense.search(query, n)  # type: ignore[attr-defined]
         else:
-            # FAISS skips the other chunks while it searches, flat or HNSW alike.
+            # FAISS skips the other chunks while it searches, flat, IVF or an older HNSW index alike.
             params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(allowed))
             scores, ids = self.index.dense.search(query, n, params=params)  # type: ignore[attr-defined]
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
