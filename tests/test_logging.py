@@ -52,13 +52,13 @@ def test_the_server_logs_who_did_what_and_never_passwords_questions_or_answers(
         assert "Added ferry_log.txt" in alice.predict(handle_file(str(ferry)), api_name="/upload")[0]
         assert "Not added" in alice.predict(handle_file(str(photo)), api_name="/upload")[0]
         bob = Client(url, auth=("bob", BOB), verbose=False)
-        with pytest.raises(AppError, match="Uploads are off for you"):
+        with pytest.raises(Exception, match="403 Forbidden"):  # refused before the file is stored
             bob.predict(handle_file(str(ferry)), api_name="/upload")
     logged = _logged(caplog)
     for line in ("signed in: 'alice'", "sign-in refused for user 'alice'", "signed in: 'bob'",
-                 "rate limit: user alice asked 3 times in a minute",
+                 "rate limit: user alice sent 3 questions in a minute",
                  "upload of 'photo.txt' by user alice refused: photo.txt: not a text file",
-                 "upload refused: user bob may not upload"):
+                 "file upload refused: user bob may not upload"):
         assert line in logged, line
     assert any(m.startswith("upload of ferry_log.txt (") and m.endswith("by user alice: added")
                for m in logged.splitlines()), logged
