@@ -247,8 +247,8 @@ def test_questions_are_answered_while_uploads_rebuild(real_qa: qa.QA, tmp_path: 
         assert str(400 + n) in after.citations[0].text
 
 
-HOLD = ("import sys; from pathlib import Path; from qa.articles.uploads import upload_lock\n"
-        "with upload_lock(Path(sys.argv[1])):\n    print('held', flush=True)\n    sys.stdin.readline()\n")
+HOLD = ("import sys; from pathlib import Path; from qa.articles.uploads import FolderLock\n"
+        "with FolderLock(Path(sys.argv[1])):\n    print('held', flush=True)\n    sys.stdin.readline()\n")
 
 
 def _waits_on(path: Path) -> bool:
