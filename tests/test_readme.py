@@ -62,7 +62,8 @@ def test_the_seeds_are_dated_and_the_eval_copy_matches() -> None:
         raw = (SEEDS / name).read_text("utf-8")
         assert raw.startswith("---\n") and raw.endswith(article.text)  # the text after the front matter
         assert (ROOT / "eval" / "articles" / name).read_bytes() == (SEEDS / name).read_bytes()
-    sums = dict(reversed(line.split()) for line in (ROOT / "eval/articles/SHA256SUMS").read_text().splitlines())
+    listed = (ROOT / "eval/articles/SHA256SUMS").read_text().splitlines()
+    sums = dict(reversed(line.split()) for line in listed)
     assert sums == {n: hashlib.sha256((SEEDS / n).read_bytes()).hexdigest() for n in articles}
 
 
@@ -102,13 +103,14 @@ def test_the_command_lines_run_as_written(project: Path) -> None:
     for line in lines:
         for run in variants(line):
             command = run.split()[1]
-            stdin = "Who is the Taliban's spokesman?\nWhich agency did he speak to?\n\n" if command == "chat" \
-                else "a long password\na long password\n" if command == "hash-password" else ""
+            stdin = {"chat": "Who is the Taliban's spokesman?\nWhich agency did he speak to?\n\n",
+                     "hash-password": "a long password\na long password\n"}.get(command, "")
             seen[run] = _run(project, run, stdin).stdout
     assert re.search(r"Indexed \d+ chunks", seen[".venv/bin/qa build"])
     ask = next(r for r in seen if r.startswith(".venv/bin/qa ask") and r.endswith("--since 2020-03-01"))
     assert "Sources:" in seen[ask] and "11 Mar 2020" in seen[ask]
-    answer = json.loads(seen[next(r for r in seen if r.startswith(".venv/bin/qa ask") and r.endswith("--json"))])
+    as_json = next(r for r in seen if r.startswith(".venv/bin/qa ask") and r.endswith("--json"))
+    answer = json.loads(seen[as_json])
     assert answer["answered"] and all(c["date"] for c in answer["citations"])
     assert any("AFP" in text or "Reuters" in text for text in seen.values())
     assert seen[".venv/bin/qa hash-password alice"].startswith("alice:scrypt$")
