@@ -26,7 +26,7 @@ _MONTH = r"(?P<m{0}>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z
 # A dateline as news writes it: "March 11, 2020", "11 March 2020", "Mar. 11 2020", "2020-03-11".
 _WRITTEN = re.compile(rf"\b(?:{_MONTH.format(1)}\s+(?P<d1>\d{{1,2}}),?\s+(?P<y1>(?:19|20)\d\d)"
                       rf"|(?P<d2>\d{{1,2}})\s+{_MONTH.format(2)},?\s+(?P<y2>(?:19|20)\d\d)"
-                      r"|(?P<y3>(?:19|20)\d\d)-(?P<m3>\d\d)-(?P<d3>\d\d))\b", re.I)
+                      r"|(?P<y3>(?:19|20)\d\d)-(?P<m3>\d\d)-(?P<d3>\d\d))(?!\d)", re.I)
 # Where an article says its own date: in its first lines (dateline, byline), not anywhere in it.
 DATELINE_CHARS = 600
 
