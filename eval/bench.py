@@ -34,9 +34,25 @@ def _questions() -> list[str]:
     return [r["question"] for r in rows]
 
 
+class BenchError(Exception):
+    """A step of the benchmark failed; the message says which, and why."""
+
+
+def _checked(cmd: list[str], env: dict[str, str]) -> str:
+    """Run a step's subprocess and return its stdout; when it fails, show what it printed and
+    raise BenchError naming the command and its last line of error."""
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
+    if out.returncode != 0:
+        tail = out.stderr.strip().splitlines()
+        print("\n".join(tail[-20:]), file=sys.stderr)
+        shown = " ".join(Path(cmd[0]).name if i == 0 else a for i, a in enumerate(cmd[:4]))
+        raise BenchError(f"`{shown} …` exited with {out.returncode}: {tail[-1] if tail else 'no output'}")
+    return out.stdout
+
+
 def _wall(cmd: list[str], env: dict[str, str]) -> float:
     began = time.perf_counter()
-    subprocess.run(cmd, check=True, env=env, capture_output=True, cwd=ROOT)
+    _checked(cmd, env)
     return time.perf_counter() - began
 
 
@@ -110,6 +126,18 @@ def main() -> None:
     if sys.argv[1:2] == ["--warm-only"]:
         warm_only(Path(sys.argv[2]), Path(sys.argv[3]))
         return
+    work = Path(tempfile.mkdtemp(prefix="qa-bench-"))
+    try:
+        run(work)
+    except BenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(work: Path) -> None:
+    """Every measurement, in the scratch folder work, written to --out and printed."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=RUNS / "bench.json")
     parser.add_argument("--repeats", type=int, default=3, help="Index builds and cold runs to time.")
@@ -123,8 +151,6 @@ def main() -> None:
     from qa.embedding.transformer import get_embedder
 
     load_before = os.getloadavg()
-
-    work = Path(tempfile.mkdtemp(prefix="qa-bench-"))
     shutil.copytree(eval_articles(), work / "seeds", ignore=shutil.ignore_patterns("SHA256SUMS"))
     began = time.perf_counter()
     embedder = get_embedder()  # sentence-transformers: the reference for one encode
@@ -174,9 +200,8 @@ def main() -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     # As users get it: answering never imports torch, but this process holds two torch models
     # (the reference above), whose threads and memory slow answer() down. Time it again alone.
-    out = subprocess.run([sys.executable, "-m", "eval.bench", "--warm-only", str(work / "seeds"),
-                          str(work / "index0")], check=True, env=env, capture_output=True, text=True,
-                         cwd=ROOT).stdout
+    out = _checked([sys.executable, "-m", "eval.bench", "--warm-only", str(work / "seeds"),
+                    str(work / "index0")], env)
     alone = json.loads(out.splitlines()[-1])
     warm = alone["seconds"]
     qa_bin = str(Path(sys.executable).parent / "qa")
@@ -241,7 +266,6 @@ def main() -> None:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
-    shutil.rmtree(work, ignore_errors=True)
     print(f"model load                 {model_load_s:8.2f} s (sentence-transformers); "
           f"{type(builder).__name__} for builds {builder_load_s:.2f} s")
     build_s = result['build_s_after_model_load']['median']

@@ -17,6 +17,13 @@ def human_date(iso: str | None) -> str | None:
     return f"{day.day} {day.strftime('%b %Y')}"
 
 
+def shown_date(date: str | None, file_date: str | None = None) -> str | None:
+    """The article's date as people write it, else the file's, said to be the file's; None."""
+    if date:
+        return human_date(date)
+    return f"file dated {human_date(file_date)}" if file_date else None
+
+
 @dataclass(frozen=True)
 class Passage:
     """A span of an article: ``article.text[start:end] == text``, with its relevance score."""
@@ -31,6 +38,9 @@ class Passage:
     date: str | None = None  # YYYY-MM-DD
     author: str | None = None
     url: str | None = None
+    # Only a file's creation date is known (a PDF's, a Word file's): shown as such, never read as the
+    # article's date (no date filter or "most recent" takes it).
+    file_date: str | None = None
 
     def overlaps(self, other: Passage) -> bool:
         """True when both spans are in the same article and share at least one character."""

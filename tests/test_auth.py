@@ -254,8 +254,14 @@ def test_page_asks_for_sign_in_and_shows_uploads_to_uploaders(signed: tuple[str,
             page.click("button:has-text('Login')")
             page.wait_for_selector("text=articles indexed", timeout=60_000)
             assert page.locator("#qa-upload").is_visible() is uploads
+            assert page.locator(".qa-account").inner_text() == f"Signed in as {user} · Sign out"
             page.fill("#qa-question textarea", "Who is the Taliban's spokesman?")
             page.click("#qa-ask")
             page.wait_for_selector(".qa-answered", timeout=30_000)
             assert "Shaheen" in page.locator(".qa-answered").last.inner_text()
+            page.click(".qa-account a:has-text('Sign out')")  # this browser only: bob stays signed in
+            page.wait_for_selector("input[type=password]", timeout=30_000)
+            assert page.locator("#qa-question").count() == 0
+            page.goto(url)
+            page.wait_for_selector("input[type=password]", timeout=30_000)
         browser.close()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import shutil
 import signal
 import stat
 import subprocess
@@ -24,6 +26,7 @@ import pytest
 pytest.importorskip("ray", reason="the cluster extra is not installed: pip install -e '.[cluster]'")
 
 from qa.cluster.local import LocalCluster, free_port  # noqa: E402
+from qa.index.load import load_index  # noqa: E402
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +44,7 @@ def _block(text: str, heading: str) -> list[str]:
 def test_the_readme_starts_the_cluster_as_docs_cluster_md_does() -> None:
     docs = _block((ROOT / "docs/cluster.md").read_text(), "### On one machine")
     readme = _block((ROOT / "README.md").read_text(), "## Running on a cluster")
-    assert [line for line in docs if not line.startswith("ray status")] == readme[:3]
+    assert [line for line in docs if not line.startswith(".venv/bin/ray status")] == readme[:3]
 
 
 def _listening(pids: set[int]) -> list[str]:
@@ -83,9 +86,10 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
     # The documented lines, with this test's own port, temp folder and side ports (none documented).
     extra = (f" --temp-dir={cluster.temp} --dashboard-port={free_port()} --disable-usage-stats"
              f" --ray-client-server-port={free_port()} --dashboard-agent-listen-port={free_port()}")
-    lines = [line.replace("--port=6379", f"--port={port}") + (extra if line.startswith("ray start") else "")
+    lines = [line.replace("--port=6379", f"--port={port}").replace(".venv/bin/", f"{BIN}/")
+             + (extra if line.startswith(".venv/bin/ray start") else "")
              for line in _block((ROOT / "docs/cluster.md").read_text(), "### On one machine")]
-    status = [line for line in lines if line.startswith("ray status")]
+    status = [line for line in lines if line.startswith(f"{BIN}/ray status")]
     lines = [line for line in lines if line not in status]  # run below, once the node has registered
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAY_")}, "HOME": str(home),
            "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "RAY_USAGE_STATS_ENABLED": "0"}
@@ -108,22 +112,70 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
             shown = subprocess.run(["bash", "-c", status[0]], env=driver, capture_output=True, text=True,
                                    timeout=120).stdout
         assert "Active:" in shown and "2.0 CPU" in shown.replace("/2.0 CPU", " 2.0 CPU"), shown
-        corpus = tmp_path / "articles.jsonl"
-        rows = [{"id": f"a{n}.txt", "title": f"Harbour {n}",
-                 "text": f"The Tollby harbour handled {70 + n} ferries in March."} for n in range(3)]
-        corpus.write_text("".join(json.dumps(row) + "\n" for row in rows))
-        build = [str(BIN / "qa"), "--index", "index", "build", "--ray", f"127.0.0.1:{port}", "--corpus",
-                 str(corpus)]
+        # The README's commands after the start, as written (its ports changed to this test's; `ray
+        # stop` left to cluster.stop(), which ends only this cluster's processes).
+        shutil.copytree(ROOT / "seeds", tmp_path / "seeds")
+        web = free_port()
+        readme = [line.replace(".venv/bin/", f"{BIN}/").replace("6379", str(port)).replace("8000", str(web))
+                  for line in _block((ROOT / "README.md").read_text(), "## Running on a cluster")[3:]]
+        assert readme[-1].endswith(f"; {BIN}/ray stop"), readme[-1]
+        readme[-1] = readme[-1].rsplit(";", 1)[0]
+        build = shlex.split(readme[0])
         # Someone on this machine who knows the address but has no token (no file, no RAY_AUTH_*).
         stranger = {**env, "HOME": str(tmp_path), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
         refused = subprocess.run(build, cwd=tmp_path, env=stranger, capture_output=True, text=True,
                                  timeout=300)
         assert refused.returncode == 2 and "token" in refused.stderr, refused.stderr[-2000:]
         assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr[-2000:]
-        built = subprocess.run(build, cwd=tmp_path, env=driver, capture_output=True, text=True, timeout=600)
-        assert built.returncode == 0 and "3 added" in built.stdout, built.stderr[-3000:]
+        readme_run = subprocess.Popen(["bash", "-c", "set -e\n" + "\n".join(readme)], cwd=tmp_path,
+                                      env=driver, start_new_session=True, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True)
+        cluster.groups.append(readme_run.pid)
+        out, err = readme_run.communicate(timeout=600)
+        assert readme_run.returncode == 0, (out[-2000:], err[-3000:])
+        built = out.splitlines()[0]
+        reply = out[out.index('{"question"'):]
+        answer, end = json.JSONDecoder().raw_decode(reply)
+        assert reply[end:].strip() == ""  # stopping the server (`kill $!`) printed nothing more
+        assert "4 added, 0 changed, 0 removed" in built, out
+        assert answer["answered"] and "100" in answer["text"], answer
+        deadline = time.monotonic() + 60  # `kill $!` stopped qa serve: let it finish stopping
+        group = ["pgrep", "-g", str(readme_run.pid)]
+        while time.monotonic() < deadline and subprocess.run(group, capture_output=True).returncode == 0:
+            time.sleep(1)
+
+        # Another corpus, its optional fields on some rows only: refused over the seeds' index in one
+        # line, built into a folder of its own; a bad row stops it in one line naming the row and field.
+        corpus = tmp_path / "articles.jsonl"
+        some = {"url": "https://example.org/1", "title": "Harbour 1"}
+        rows = [{"id": f"a{n}.txt", "text": f"The Tollby harbour handled {70 + n} ferries in March."}
+                | (some if n == 1 else {}) for n in range(3)]
+        corpus.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        qa_bin = str(BIN / "qa")
+
+        def cluster_build(index: str, path: Path) -> subprocess.CompletedProcess:
+            return subprocess.run([qa_bin, "--index", index, "build", "--ray", f"127.0.0.1:{port}",
+                                   "--corpus", path.name], cwd=tmp_path, env=driver, capture_output=True,
+                                  text=True, timeout=600)
+
+        over = cluster_build("cluster-index", corpus)
+        assert over.returncode == 2 and over.stderr.strip().splitlines() == [
+            "Error: cluster-index/ holds the index of seeds (4 articles), and building articles.jsonl "
+            "into it would remove 4 of them: give this corpus its own folder (qa --index articles-index "
+            "build …), or add --replace"], over.stderr[-2000:]
+        own = cluster_build("articles-index", corpus)
+        assert own.returncode == 0 and "3 added" in own.stdout, own.stderr[-3000:]
+        held = load_index(tmp_path / "articles-index").articles
+        assert [held[f"a{n}.txt"].url for n in range(3)] == [None, "https://example.org/1", None]
+        assert held["a1.txt"].title == "Harbour 1" and held["a0.txt"].title.startswith("The Tollby harbour")
+        corpus.write_text(corpus.read_text() + '{"id": "a3.txt", "text": "x", "date": "March"}\n')
+        bad = cluster_build("articles-index", corpus)
+        assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+            "Error: corpus articles.jsonl, row 4 (id 'a3.txt'): date 'March' is not a date (YYYY-MM-DD; "
+            "it is optional)"], bad.stderr[-3000:]
+        assert set(load_index(tmp_path / "articles-index").articles) == {"a0.txt", "a1.txt", "a2.txt"}
         web, token = free_port(), "t" * 64
-        server = subprocess.Popen([str(BIN / "qa"), "--index", "index", "serve", "--ray", f"127.0.0.1:{port}",
+        server = subprocess.Popen([qa_bin, "--index", "cluster-index", "serve", "--ray", f"127.0.0.1:{port}",
                                    "--replicas", "1", "--port", str(web)], cwd=tmp_path,
                                   env={**driver, "QA_SERVE_TOKEN": token}, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, text=True)

@@ -203,3 +203,43 @@ def test_multiple_choice_over_the_seeds(real_qa, question: str, options: list[st
                                         right: int) -> None:
     passages = [p.text for p in real_qa.retrieve(question, k=5)]
     assert rtqa.choose(real_qa, question, options, passages) == right
+
+
+def test_a_failing_bench_step_shows_its_cause_and_leaves_no_scratch_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # noqa: ANN001
+    import sys
+    import tempfile
+
+    from eval import bench
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    broken = [sys.executable, "-c", "import sys; print('half a traceback', file=sys.stderr); "
+              "sys.exit(\"ModuleNotFoundError: No module named 'eval'\")"]
+
+    def run(work: Path) -> None:
+        (work / "seeds").mkdir()
+        bench._checked(broken, {})
+
+    monkeypatch.setattr(bench, "run", run)
+    monkeypatch.setattr("sys.argv", ["python -m eval bench"])
+    with pytest.raises(SystemExit) as stopped:
+        bench.main()
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "half a traceback" in err  # what the step printed is shown
+    assert err.strip().splitlines()[-1].startswith("error: `python -c import sys;")
+    assert err.strip().endswith("exited with 1: ModuleNotFoundError: No module named 'eval'")
+    assert list(tmp_path.glob("qa-bench-*")) == []
+
+
+@pytest.mark.slow
+def test_the_warm_answer_step_runs_as_bench_runs_it(real_copy: dict[str, str]) -> None:
+    """The subprocess `make bench` starts for warm answers, from the repository as the bench runs it."""
+    import sys
+
+    from eval import bench
+
+    out = bench._checked([sys.executable, "-m", "eval.bench", "--warm-only", real_copy["QA_SEEDS_DIR"],
+                          real_copy["QA_INDEX_DIR"]], real_copy)
+    timed = json.loads(out.splitlines()[-1])
+    assert len(timed["seconds"]) == len(bench._questions()) and timed["torch"] is False

@@ -37,8 +37,39 @@ def test_a_word_file_gives_paragraphs_and_core_properties(tmp_path: Path) -> Non
     [article] = one(files.word(tmp_path))
     assert article.text.startswith("Briefing on the prisoner release\n\nOfficials in Kabul said 1,500")
     assert "\n\n\n" not in article.text  # the empty paragraph is dropped
-    assert (article.title, article.author, article.date) == ("Prisoner release briefing", "Kabul desk",
-                                                             "2020-03-12")
+    # The core properties' date is when the file was made: kept as the file's, not the article's.
+    assert (article.title, article.author, article.date, article.file_date) == (
+        "Prisoner release briefing", "Kabul desk", None, "2020-03-12")
+
+
+def test_an_article_date_in_the_text_wins_over_the_files_own(tmp_path: Path) -> None:
+    import docx
+
+    from qa.articles.converters import text_date
+
+    document = docx.Document(files.word(tmp_path))
+    document.paragraphs[1].insert_paragraph_before("KABUL, April 16, 2020 - Officials spoke on Thursday.")
+    document.save(tmp_path / "dated.docx")
+    [article] = one(tmp_path / "dated.docx")
+    assert (article.date, article.file_date) == ("2020-04-16", None)
+    assert [text_date(t) for t in ("By Jane Doe, March 11, 2020", "Published 8 Apr. 2020 10:00",
+                                   "Updated: 2020-04-16T08:00Z", "Sept 3 2019 -", "on 31 February 2020",
+                                   "in 2020, 100 prisoners", "x " * 400 + "March 11, 2020")] == [
+        "2020-03-11", "2020-04-08", "2020-04-16", "2019-09-03", None, None, None]
+
+
+def test_a_file_date_is_shown_as_the_files_and_never_read_as_the_articles(fake_qa: qa.QA) -> None:
+    import dataclasses
+
+    fake_qa.build()
+    name = next(iter(fake_qa.index.articles))
+    article = fake_qa.index.articles[name]
+    fake_qa.index.articles[name] = dataclasses.replace(article, date=None, file_date="2026-11-30")
+    passage = fake_qa.index.passage(name, article.text[:10], 0, 10, 1.0)
+    assert (passage.date, passage.file_date) == (None, "2026-11-30")
+    assert "file dated 30 Nov 2026" in render.byline(passage)
+    assert "file dated 30 Nov 2026" in render.articles_html(fake_qa)
+    assert name not in (fake_qa.index.dated("2026-01-01", None) or set())
 
 
 def test_a_word_file_without_core_properties_is_titled_from_its_text(tmp_path: Path) -> None:

@@ -61,6 +61,9 @@ def test_a_page_and_its_printed_pdf_cite_the_same_sentence(real_qa: qa.QA, tmp_p
         first = answer.citations[0]
         assert engine.index.articles[first.source].text[first.start:first.end] == first.text
         cited[path.suffix] = " ".join(first.text.split())
+        # Printed today, the PDF is dated by its text's byline, as the page is by its metadata.
+        article = engine.index.articles[path.name]
+        assert (article.date, article.file_date) == ("2020-03-11", None), path.name
     assert files.SENTENCE in cited[".html"]
     assert cited[".pdf"] == cited[".html"]
 

@@ -33,6 +33,7 @@ class Article:
     date: str | None = None  # YYYY-MM-DD
     author: str | None = None
     url: str | None = None
+    file_date: str | None = None  # the file's creation date, when the article's own is unknown
 
 
 def make_title(text: str) -> str:
@@ -54,6 +55,8 @@ def to_article(name: str, found: Extracted) -> Article | None:
     source = f"{name}#{found.entry}" if found.entry is not None else name
     title = found.title or make_title(found.text)
     meta = {"date": found.date, "author": found.author, "url": found.url}
+    if found.file_date:
+        meta["file_date"] = found.file_date
     # Text alone when there is no metadata, so an index of plain files stays valid.
     hashed = found.text if not any(meta.values()) and not found.title else json.dumps(
         [found.text, found.title, meta], sort_keys=True, ensure_ascii=False)

@@ -18,6 +18,7 @@ import numpy as np
 from qa.articles.load import Article
 from qa.articles.uploads import FolderLock
 from qa.cluster.corpus import Corpus, ray_module, read_corpus
+from qa.cluster.replace import refuse_replacing
 from qa.cluster.shards import SHARD_ROWS, reuse, write_shards
 from qa.cluster.worker import ArticleWorker, Piece, Settings, unpack
 from qa.config import Config
@@ -101,8 +102,13 @@ def _reachable(address: str) -> None:
 
 def build_on_ray(config: Config, address: str, corpus_path: Path | None = None, force: bool = False,
                  workers: int | None = None, progress: bool = False,
-                 shard_rows: int = SHARD_ROWS) -> BuildReport:
-    """Build or update the index on a Ray cluster, embedding only new or changed articles."""
+                 shard_rows: int = SHARD_ROWS, replace: bool = False) -> BuildReport:
+    """Build or update the index on a Ray cluster, embedding only new or changed articles.
+
+    Raises:
+        IndexProblem: the index folder holds another corpus's articles, which this build would
+            remove, and replace is False.
+    """
     began = time.perf_counter()
     joined = connect(address)
     try:
@@ -112,16 +118,19 @@ def build_on_ray(config: Config, address: str, corpus_path: Path | None = None, 
             raise ClusterError(f"the ONNX export {export} is missing: run `qa build` once on this machine")
         settings = Settings(config.model, export.resolve(), config.nlp, config.chunk_size,
                             config.chunk_overlap)
+        source = (corpus_path or config.seeds_dir).resolve()
         with FolderLock(config.index_dir):  # no upload lands between reading the folder and writing the index
             corpus = read_corpus(corpus_path or config.seeds_dir)
-            return _build(config, corpus, settings, force, workers, progress, shard_rows, began)
+            if not replace:
+                refuse_replacing(config, source, corpus)
+            return _build(config, corpus, settings, force, workers, progress, shard_rows, began, source)
     finally:
         if joined:
             ray_module().shutdown()
 
 
 def _build(config: Config, corpus: Corpus, settings: Settings, force: bool, workers: int | None,
-           progress: bool, shard_rows: int, began: float) -> BuildReport:
+           progress: bool, shard_rows: int, began: float, source: Path) -> BuildReport:
     """Diff against the old index, embed what changed on the cluster, write and swap in."""
     index_dir = config.index_dir
     wanted = index_settings(config.model, "OnnxEmbedder", config.chunk_size, config.chunk_overlap, True,
@@ -138,7 +147,8 @@ def _build(config: Config, corpus: Corpus, settings: Settings, force: bool, work
         todo = [a for a in articles if a.source not in kept]
         pieces = embed_on_ray(todo, settings, workers, progress)
         parts = _parts(articles, kept, pieces)
-        meta = {"format": FORMAT, **wanted, "dim": 384, "articles": {a.source: a.sha256 for a in articles}}
+        meta = {"format": FORMAT, **wanted, "dim": 384, "corpus": str(source),
+                "articles": {a.source: a.sha256 for a in articles}}
 
         def extra(folder: Path, parts: Parts) -> dict:
             return write_shards(folder, parts, shard_rows)

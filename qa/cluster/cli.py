@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -30,7 +33,7 @@ def _quiet_ray() -> None:
 
 
 def build_on_cluster(config: Config, address: str | None, corpus: str | None, force: bool,
-                     workers: int | None) -> None:
+                     workers: int | None, replace: bool = False) -> None:
     """Run a cluster build and print what it did (the body of `qa build --ray`)."""
     from qa.cluster.build import build_on_ray
 
@@ -39,7 +42,7 @@ def build_on_cluster(config: Config, address: str | None, corpus: str | None, fo
     _quiet_ray()
     try:
         report = build_on_ray(config, address, Path(corpus) if corpus else None, force=force,
-                              workers=workers, progress=sys.stderr.isatty())
+                              workers=workers, progress=sys.stderr.isatty(), replace=replace)
     except (QAError, ValueError) as exc:
         raise ClusterUserError(str(exc)) from None
     if report.up_to_date:
@@ -96,4 +99,22 @@ def serve(ctx: click.Context, address: str, replicas: int, replica_cpus: int, ma
     except KeyboardInterrupt:
         pass
     finally:
-        stop_service()
+        with _silenced():  # Ray reports each actor it stops as an error; stopping is what was asked
+            stop_service()
+
+
+@contextlib.contextmanager
+def _silenced() -> Iterator[None]:
+    """Send what is written to file descriptors 1 and 2 (Ray's C++ code too) nowhere for the block."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with open(os.devnull, "wb") as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            for fd, copy in ((1, saved[0]), (2, saved[1])):
+                os.dup2(copy, fd)
+                os.close(copy)

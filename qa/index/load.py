@@ -67,7 +67,7 @@ class Index:
     def passage(self, source: str, text: str, start: int, end: int, score: float) -> Passage:
         """A Passage of an article, with the article's title, date, author and URL."""
         a = self.articles[source]
-        return Passage(source, a.title, text, start, end, score, a.date, a.author, a.url)
+        return Passage(source, a.title, text, start, end, score, a.date, a.author, a.url, a.file_date)
 
     def dated(self, since: str | None, until: str | None) -> frozenset[str] | None:
         """The articles dated within [since, until] (ISO dates), or None when there is no bound."""

@@ -14,7 +14,7 @@ from qa.articles.uploads import MAX_UPLOAD_BYTES, may_upload, safe_name
 from qa.surfaces.auth import sign_in
 from qa.surfaces.guard import Guard
 from qa.surfaces.limits import RateLimited, RateLimiter
-from qa.surfaces.render import CSS, SCROLL_JS, Turn, articles_html, chat_html, status_html
+from qa.surfaces.render import CSS, SCROLL_JS, Turn, account_html, articles_html, chat_html, status_html
 
 log = logging.getLogger("qa.app")
 # Gradio refuses bigger files before they reach us (and before they fill its temp folder);
@@ -159,12 +159,13 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                 log.info("/ask refused for %s: %s", _client(request), str(exc)[:200])
             raise gr.Error(str(exc), print_exception=False) from exc
 
-    def on_load(request: gr.Request | None = None) -> tuple[str, dict]:
-        """The article list, and the upload control for those who may upload."""
-        allowed = may_upload(config, request.username if request is not None else None)
-        return articles_html(fresh()), gr.update(visible=allowed)
+    def on_load(request: gr.Request | None = None) -> tuple[str, dict, str]:
+        """The article list, the upload control for those who may upload, who is signed in."""
+        user = request.username if request is not None else None
+        return articles_html(fresh()), gr.update(visible=may_upload(config, user)), account_html(user)
 
     with gr.Blocks(title="Ask the news", delete_cache=(UPLOAD_CACHE_S, UPLOAD_CACHE_S)) as demo:
+        account = gr.HTML("", elem_id="qa-account", css_template=CSS)
         gr.Markdown("## Ask the news articles\nEvery answer cites the article sentences it comes from; "
                     "if the articles don't cover a question, it says so.")
         turns = gr.State([])
@@ -212,7 +213,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         new_chat.click(lambda: (chat_html(get(), []), "", []), outputs=[chat, question, turns], **private)
         # Public so scripts can add articles (gradio_client, handle_file); upload() checks rights.
         upload_btn.upload(upload, inputs=upload_btn, outputs=[status, articles], api_name="upload")
-        demo.load(on_load, outputs=[articles, upload_box], **private)
+        demo.load(on_load, outputs=[articles, upload_box, account], **private)
         gr.api(ask_api, api_name="ask", **together)
     return demo
 
@@ -233,8 +234,16 @@ def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: o
     from starlette.middleware import Middleware
 
     demo.launch(server_name=host, server_port=port, auth=sign_in(config), max_file_size=GRADIO_MAX_FILE,
-                state_session_capacity=config.sessions, quiet=True,
+                state_session_capacity=config.sessions, quiet=True, theme=theme(),
                 app_kwargs={"middleware": [Middleware(Guard, config=config)]}, **kwargs)
+
+
+
+def theme() -> gr.themes.Base:
+    """Gradio's default look, with its font's full regular and bold faces: the semibold face it
+    ships holds 55 glyphs (A, B, some Cyrillic), so bold text showed other letters in another font."""
+    font = gr.themes.LocalFont("Source Sans Pro", weights=(400, 700))
+    return gr.themes.Default(font=[font, "ui-sans-serif", "system-ui", "sans-serif"])
 
 
 

@@ -74,17 +74,19 @@ main.add_command(install_reader)
 @click.option("--force", is_flag=True, help="Re-embed every article, ignoring the old index.")
 @click.option("--ray", "address", metavar="ADDRESS", help="Build on a Ray cluster (HOST:PORT, or auto).")
 @click.option("--corpus", type=click.Path(exists=True), help="With --ray: a .jsonl/.parquet file or folder.")
+@click.option("--replace", is_flag=True, help="With --ray: build the corpus into an index folder that holds "
+              "another corpus's articles (those not in this one are removed).")
 @click.pass_context
-def build(ctx: click.Context, force: bool, address: str | None, corpus: str | None) -> None:
+def build(ctx: click.Context, force: bool, address: str | None, corpus: str | None, replace: bool) -> None:
     """Build or update the index (only new or changed articles are embedded).
 
     \b
     Examples:
       qa build
-      qa build --ray auto --corpus articles.jsonl
+      qa --index archive-index build --ray auto --corpus articles.jsonl
     """
     if address or corpus:
-        return build_on_cluster(ctx.obj["config"], address, corpus, force, None)
+        return build_on_cluster(ctx.obj["config"], address, corpus, force, None, replace)
     report = _run(_engine(ctx).build, force=force, progress=sys.stderr.isatty())
     if report.up_to_date:
         click.echo(f"Index is up to date ({len(report.unchanged)} articles).")
@@ -118,7 +120,7 @@ def search(ctx: click.Context, question: str, k: int, mode: str, as_json: bool, 
         return
     for n, p in enumerate(passages, 1):
         click.echo(f"[{n}] {p.source} {p.start}-{p.end} score={p.score:.4f} — {p.title}"
-                   f"{byline(p.date, p.author, p.url)}")
+                   f"{byline(p)}")
         click.echo("    " + " ".join(p.text.split()) + "\n")
 
 

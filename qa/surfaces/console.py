@@ -11,6 +11,7 @@ import click
 
 from qa.answer import Answer
 from qa.errors import QAError
+from qa.passage import Passage, shown_date
 
 
 class UserError(click.ClickException):
@@ -42,11 +43,9 @@ def run(fn, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN201
         raise UserError(str(exc)) from None
 
 
-def byline(date: str | None, author: str | None, url: str | None) -> str:
+def byline(p: Passage) -> str:
     """ " · 11 Mar 2020 · Jane Doe · https://…": the metadata that is known, for one line of output."""
-    from qa.passage import human_date
-
-    return "".join(f" · {x}" for x in (human_date(date), author, url) if x)
+    return "".join(f" · {x}" for x in (shown_date(p.date, p.file_date), p.author, p.url) if x)
 
 
 def print_answer(result: Answer, streamed: str = "") -> None:
@@ -75,7 +74,7 @@ def print_answer(result: Answer, streamed: str = "") -> None:
     for n, p in enumerate(shown, 1):
         snippet = " ".join(p.text.split())
         snippet = snippet if len(snippet) <= 160 else snippet[:157] + "…"
-        click.echo(f"  [{n}] {p.source} {p.start}-{p.end}{byline(p.date, p.author, p.url)}: {snippet}")
+        click.echo(f"  [{n}] {p.source} {p.start}-{p.end}{byline(p)}: {snippet}")
 
 
 # Terminal controls an article's text may hold (ESC starts escape sequences that retitle the window or

@@ -11,7 +11,8 @@ from html import escape
 from urllib.parse import urlsplit
 
 import qa
-from qa.passage import human_date
+from qa.articles.load import Article
+from qa.passage import shown_date
 
 CONTEXT_CHARS = 220
 
@@ -53,17 +54,33 @@ CSS = """
 .qa-articles{width:100%;font-size:13px;border-collapse:collapse}
 .qa-articles td,.qa-articles th{padding:3px 6px;border-bottom:1px solid #e5e7eb;text-align:left;
   vertical-align:top}
+.qa-account{text-align:right;font-size:13px;color:#374151}.qa-account a{color:#2563eb}
 """
 
 
 # Opening "Read the whole article" scrolls the cited sentence into view inside its box;
 # `toggle` does not bubble, so listen in the capture phase on the chat container.
+# Each new state of the last turn (searching, the cited sentences while the reader reads, the
+# answer) scrolls the window just enough to show its reply down to the first cited sentence,
+# never past its question: the page grows below the fold, where no one sees an answer arrive.
 SCROLL_JS = """
 element.addEventListener('toggle', (e) => {
   const box = e.target.querySelector && e.target.querySelector('.qa-article');
   const mark = box && box.querySelector('mark');
   if (e.target.open && mark) box.scrollTop = mark.offsetTop - box.offsetTop - box.clientHeight / 3;
 }, true);
+let shown = '';
+new MutationObserver(() => {
+  const questions = element.querySelectorAll('.qa-q');
+  const question = questions[questions.length - 1];
+  const reply = question && question.nextElementSibling;
+  if (!reply || questions.length + reply.className === shown) return;
+  shown = questions.length + reply.className;
+  const last = (reply.querySelector('.qa-source .qa-snippet') || reply).getBoundingClientRect();
+  const top = question.getBoundingClientRect().top - 8;
+  const below = last.bottom + 16 - window.innerHeight;
+  if (top < 0 || below > 0) window.scrollBy({top: top < 0 ? top : Math.min(top, below)});
+}).observe(element, {childList: true, subtree: true});
 """
 
 
@@ -86,9 +103,10 @@ def link(url: str | None, label: str = "link") -> str:
     return f'<a href="{escape(url, quote=True)}" target="_blank" rel="noopener noreferrer">{_esc(label)}</a>'
 
 
-def byline(date: str | None, author: str | None, url: str | None) -> str:
+def byline(item: qa.Passage | Article) -> str:
     """"Reuters · 11 Mar 2020 · link" from what is known of an article; "" when nothing is."""
-    bits = [_esc(x) for x in (author, human_date(date)) if x] + [x for x in (link(url),) if x]
+    bits = [_esc(x) for x in (item.author, shown_date(item.date, item.file_date)) if x]
+    bits += [x for x in (link(item.url),) if x]
     return f'<div class="qa-byline">{" · ".join(bits)}</div>' if bits else ""
 
 
@@ -122,7 +140,7 @@ def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True,
     article = engine.index.articles.get(p.source)
     label = f"[{n}] " if n else ""
     head = (f'<div class="qa-src-title">{label}{_esc(p.title)}'
-            f'<span class="qa-file">{_esc(p.source)}</span></div>{byline(p.date, p.author, p.url)}')
+            f'<span class="qa-file">{_esc(p.source)}</span></div>{byline(p)}')
     if article is None or article.text[p.start:p.end] != p.text:
         return f'<div class="qa-source">{head}<div class="qa-snippet">{_esc(p.text)}</div></div>'
     text = article.text
@@ -134,7 +152,7 @@ def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True,
             + ("…" if hi < len(text) else ""))
     return (f'<div class="qa-source">{head}<div class="qa-snippet">{snippet}</div>'
             f'<details><summary>Read the whole article</summary>'
-            f'{byline(article.date, article.author, article.url)}<div class="qa-article">{full}</div>'
+            f'{byline(article)}<div class="qa-article">{full}</div>'
             "</details></div>")
 
 
@@ -209,12 +227,21 @@ def articles_html(engine: qa.QA) -> str:
     """A table of the indexed articles: title (linked when it has a web address), date, file, chunks."""
     chunks = Counter(c.source for c in engine.index.chunks)
     rows = "".join(f"<tr><td>{link(a.url, a.title) or _esc(a.title)}</td>"
-                   f"<td>{_esc(human_date(a.date) or '')}</td><td class='qa-file'>{_esc(a.source)}</td>"
+                   f"<td>{_esc(shown_date(a.date, a.file_date) or '')}</td>"
+                   f"<td class='qa-file'>{_esc(a.source)}</td>"
                    f"<td>{chunks[a.source]}</td></tr>"
                    for a in sorted(engine.index.articles.values(), key=lambda a: a.source))
     return (f"<div><b>{len(engine.index.articles)} articles indexed</b></div><table class='qa-articles'>"
             f"<tr><th>Title</th><th>Date</th><th>File</th><th>Chunks</th></tr>{rows}</table>")
 
+
+
+def account_html(user: str | None) -> str:
+    """Who is signed in, and a link that signs this browser out; "" without sign-in."""
+    if not user:
+        return ""
+    return (f'<div class="qa-account">Signed in as <b>{_esc(user)}</b> · '
+            '<a href="logout?all_session=false">Sign out</a></div>')
 
 
 def status_html(message: str, ok: bool) -> str:

@@ -21,6 +21,14 @@ from qa.errors import ArticleError
 # The text a file may give, all its articles together: about what 1 MB of plain text holds.
 MAX_TEXT_CHARS = 1_000_000
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_MONTHS = {m: n for n, m in enumerate(("jan feb mar apr may jun jul aug sep oct nov dec").split(), 1)}
+_MONTH = r"(?P<m{0}>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?)"
+# A dateline as news writes it: "March 11, 2020", "11 March 2020", "Mar. 11 2020", "2020-03-11".
+_WRITTEN = re.compile(rf"\b(?:{_MONTH.format(1)}\s+(?P<d1>\d{{1,2}}),?\s+(?P<y1>(?:19|20)\d\d)"
+                      rf"|(?P<d2>\d{{1,2}})\s+{_MONTH.format(2)},?\s+(?P<y2>(?:19|20)\d\d)"
+                      r"|(?P<y3>(?:19|20)\d\d)-(?P<m3>\d\d)-(?P<d3>\d\d))(?!\d)", re.I)
+# Where an article says its own date: in its first lines (dateline, byline), not anywhere in it.
+DATELINE_CHARS = 600
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,10 @@ class Extracted:
     url: str | None = None
     # Set for a feed entry: the entry's number in its feed, so each has its own source name.
     entry: int | None = None
+    # The file's own creation date (a PDF's or Word file's), kept only when the article's is
+    # unknown: shown as the file's, never read as the article's (a PDF printed today is not news
+    # of today).
+    file_date: str | None = None
 
 
 def iso_date(value: object) -> str | None:
@@ -47,6 +59,19 @@ def iso_date(value: object) -> str | None:
             return dt.date(int(m[1]), int(m[2]), int(m[3])).isoformat()
         except ValueError:
             return None
+    return None
+
+
+def text_date(text: str) -> str | None:
+    """The first date written near the top of an article's text (YYYY-MM-DD), or None."""
+    for found in _WRITTEN.finditer(text[:DATELINE_CHARS]):
+        year, month, day = next((found[f"y{n}"], found[f"m{n}"], found[f"d{n}"]) for n in (1, 2, 3)
+                                if found[f"y{n}"])
+        number = int(month) if month.isdigit() else _MONTHS.get(month[:3].lower())
+        try:
+            return dt.date(int(year), number or 0, int(day)).isoformat()
+        except ValueError:
+            continue
     return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 
-from qa.articles.converters import MAX_TEXT_CHARS, Extracted, clean, iso_date, too_long
+from qa.articles.converters import MAX_TEXT_CHARS, Extracted, clean, iso_date, text_date, too_long
 from qa.errors import ArticleError
 
 # pypdf logs a warning for every odd object in a damaged file; the refusal says it once.
@@ -83,9 +83,13 @@ def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extract
         raise ArticleError(f"{name}: the PDF has no text layer (scanned images only?); "
                            "add a PDF with selectable text")
     title = clean(info.get("/Title"))
-    date = None
+    created = None
     for key in ("/CreationDate", "/ModDate"):
         raw = info.get(key)
-        if raw and date is None:
-            date = iso_date(f"{raw[2:6]}-{raw[6:8]}-{raw[8:10]}" if str(raw).startswith("D:") else raw)
-    return [Extracted(text + "\n", title, date, clean(info.get("/Author")))]
+        if raw and created is None:
+            created = iso_date(f"{raw[2:6]}-{raw[6:8]}-{raw[8:10]}" if str(raw).startswith("D:") else raw)
+    # The document information's date is when the file was made (printed, exported): the article's
+    # own is the one its text gives.
+    date = text_date(text)
+    return [Extracted(text + "\n", title, date, clean(info.get("/Author")),
+                      file_date=None if date else created)]

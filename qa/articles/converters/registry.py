@@ -20,7 +20,7 @@ SUFFIXES = tuple(CONVERTERS)
 # Files whose text is stored next to the index so that a rebuild does not extract them again.
 EXTRACTED = frozenset(s for s, m in CONVERTERS.items() if m != "plain")
 # Bumped when a converter's output changes, so stored extractions are made again.
-VERSION = 1
+VERSION = 2
 
 
 def module_for(name: str) -> str:

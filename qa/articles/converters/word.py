@@ -7,7 +7,7 @@ import posixpath
 import zipfile
 from typing import IO
 
-from qa.articles.converters import MAX_TEXT_CHARS, Extracted, clean, iso_date, too_long
+from qa.articles.converters import MAX_TEXT_CHARS, Extracted, clean, iso_date, text_date, too_long
 from qa.errors import ArticleError
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -98,4 +98,7 @@ def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extract
     text = "\n\n".join(p for p in paragraphs if p)
     if not any(ch.isalnum() for ch in text):
         raise ArticleError(f"{name}: the document has no text")
-    return [Extracted(text + "\n", clean(title), iso_date(created), clean(author))]
+    # The core properties' date is when the file was made: the article's own is the one its text gives.
+    date = text_date(text)
+    return [Extracted(text + "\n", clean(title), date, clean(author),
+                      file_date=None if date else iso_date(created))]
