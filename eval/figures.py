@@ -18,7 +18,6 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"(<!-- figures:([a-z-]+) -->\n)(.*?)(<!-- /figures:\2 -->)", re.S)
 
 
-
 def quality(folder: Path) -> str | None:
     """The hand-written set, hybrid against dense-only and BM25-only retrieval."""
     r = read_results(folder, "results.json")

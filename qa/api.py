@@ -16,7 +16,6 @@ _default: QA | None = None
 _default_lock = threading.Lock()
 
 
-
 def default_qa() -> QA:
     """The process-wide engine, configured from ``QA_*`` variables."""
     global _default
@@ -26,12 +25,10 @@ def default_qa() -> QA:
         return _default
 
 
-
 def retrieve(question: str, k: int = 5, mode: Mode = "hybrid", since: object = None,
              until: object = None) -> list[Passage]:
     """The k passages of the articles (dated since..until, YYYY-MM-DD, if given) that best match."""
     return default_qa().retrieve(question, k, mode, since, until)
-
 
 
 def answer(question: str, history: Sequence[object] | None = None) -> Answer:

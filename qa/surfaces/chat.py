@@ -1,6 +1,5 @@
 """The Gradio chat: a page to ask, upload and browse articles, and an /ask API, built by build_demo()."""
 
-
 from __future__ import annotations
 
 import logging
@@ -37,7 +36,6 @@ EXAMPLES = [
     "Who is the Taliban's spokesman?",
     "How many prisoners did Ashraf Ghani approve for release?",
 ]
-
 
 
 def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
@@ -129,8 +127,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         new = [get().index.articles[s] for s in report.added] or [get().index.articles[added]]
         what = new[0].title if len(new) == 1 else f"{len(new)} articles"
         log.info("upload of %s (%d bytes, %d articles) by %s: added", added, size, len(new), _client(request))
-        return (status_html(f"Added {added} ({what}); you can ask about it now.", True),
-                articles_html(get()))
+        return status_html(f"Added {added} ({what}); you can ask about it now.", True), articles_html(get())
 
     def ask_api(question: str, history: list[str] | None = None,
                 request: gr.Request | None = None) -> dict:
@@ -218,7 +215,6 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
     return demo
 
 
-
 def _client(request: gr.Request | None) -> str:
     """Who is asking, for rate limits and logs: the signed-in user, else the address."""
     if request is None:
@@ -226,7 +222,6 @@ def _client(request: gr.Request | None) -> str:
     if request.username:
         return f"user {request.username}"
     return f"address {request.client.host}" if request.client else "unknown"
-
 
 
 def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: object) -> None:
@@ -238,7 +233,6 @@ def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: o
                 app_kwargs={"middleware": [Middleware(Guard, config=config)]}, **kwargs)
 
 
-
 def theme() -> gr.themes.Base:
     """Gradio's default look, with its font's full regular and bold faces: the semibold face it
     ships holds 55 glyphs (A, B, some Cyrillic), so bold text showed other letters in another font."""
@@ -246,11 +240,9 @@ def theme() -> gr.themes.Base:
     return gr.themes.Default(font=[font, "ui-sans-serif", "system-ui", "sans-serif"])
 
 
-
 def _text(value: object) -> str:
     """A text input as sent by any client: text as it is, anything else empty."""
     return value if isinstance(value, str) else ""
-
 
 
 def _constant(value: str) -> Callable[[], str]:

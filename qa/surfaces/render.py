@@ -84,11 +84,9 @@ new MutationObserver(() => {
 """
 
 
-
 def _esc(text: str) -> str:
     """HTML-escape untrusted text; also neutralise Markdown link syntax for any Markdown renderer."""
     return escape(text, quote=True).replace("[", "&#91;").replace("]", "&#93;")
-
 
 
 def link(url: str | None, label: str = "link") -> str:
@@ -121,7 +119,6 @@ def _highlight(text: str, start: int, end: int, lo: int, hi: int,
     return _esc(text[lo:start]) + "<mark>" + inner + "</mark>" + _esc(text[end:hi])
 
 
-
 def _snippet(text: str, start: int, end: int, span: tuple[int, int] | None = None) -> str:
     """The cited sentence highlighted, with some context cut at word boundaries."""
     lo, hi = max(0, start - CONTEXT_CHARS), min(len(text), end + CONTEXT_CHARS)
@@ -131,7 +128,6 @@ def _snippet(text: str, start: int, end: int, span: tuple[int, int] | None = Non
         hi = text.rfind(" ", end, hi) if text.rfind(" ", end, hi) > 0 else hi
     body = _highlight(text, start, end, lo, hi, span)
     return ("…" if lo > 0 else "") + body + ("…" if hi < len(text) else "")
-
 
 
 def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True,
@@ -156,11 +152,9 @@ def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True,
             "</details></div>")
 
 
-
 def _ms(value: float) -> str:
     """Milliseconds, with a decimal when small so a fast step doesn't read as 0 ms."""
     return f"{value:.1f} ms" if value < 10 else f"{value:.0f} ms"
-
 
 
 def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
@@ -200,7 +194,6 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
             f'<div class="qa-sources"><div class="qa-src-title">Sources</div>{sources}</div></div>')
 
 
-
 def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = None,
               draft: qa.Answer | None = None) -> str:
     """The whole conversation as HTML built here, every piece of text escaped."""
@@ -222,7 +215,6 @@ def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = Non
     return f'<div class="qa-chat">{"".join(parts)}</div>'
 
 
-
 def articles_html(engine: qa.QA) -> str:
     """A table of the indexed articles: title (linked when it has a web address), date, file, chunks."""
     chunks = Counter(c.source for c in engine.index.chunks)
@@ -233,7 +225,6 @@ def articles_html(engine: qa.QA) -> str:
                    for a in sorted(engine.index.articles.values(), key=lambda a: a.source))
     return (f"<div><b>{len(engine.index.articles)} articles indexed</b></div><table class='qa-articles'>"
             f"<tr><th>Title</th><th>Date</th><th>File</th><th>Chunks</th></tr>{rows}</table>")
-
 
 
 def account_html(user: str | None) -> str:

@@ -47,8 +47,6 @@ def tokenize(text: str) -> list[str]:
     return [stem(w) for w in WORD.findall(_fold(text)) if w not in STOPWORDS]
 
 
-
-
 def looks_english(text: str) -> bool:
     """A cheap guess: mostly Latin letters, and (from three words on) some English function word."""
     letters = [c for c in text if c.isalpha()]
