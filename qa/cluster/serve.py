@@ -201,7 +201,10 @@ def start_service(config: Config, address: str, replicas: int, host: str, port: 
         # `cpus` each: replicas spread over the nodes; a dead one is restarted by the controller,
         # which notices within a health-check period (the first start loads the model).
         ray_actor_options={"num_cpus": cpus}, health_check_period_s=2, health_check_timeout_s=60,
-        max_ongoing_requests=8,
+        # Serve sends to the proxy's own node until its replicas hold this many: kept near what a
+        # replica reads at once, more questions wait at the router for whichever replica frees first
+        # instead of in one replica's line while another node idles.
+        max_ongoing_requests=2 * config.reader_slots,
     )
     serve.run(deployment.bind(config, token), name=APP, route_prefix="/", blocking=False)
     return f"http://{host}:{port}"
