@@ -58,12 +58,15 @@ def build_rates(work: Path, articles: list, cluster) -> dict:  # noqa: ANN001 - 
     return out
 
 
-def _load(url: str, questions: list[str], clients: int, seconds: float) -> tuple[list[float], int, float]:
-    """Each client posts /ask in turn until time is up: answered latencies, errors, elapsed seconds."""
+def _load(url: str, questions: list[str], clients: int, seconds: float,
+          read: list[int] | None = None) -> tuple[list[float], int, float]:
+    """Each client posts /ask in turn until time is up: answered latencies, errors, elapsed seconds;
+    read counts the answers the language model read (the rest came from the span reader)."""
     import httpx
 
     latencies: list[float] = []
     errors = [0]
+    read = read if read is not None else [0]
     stop = time.monotonic() + seconds
 
     def client(n: int) -> None:
@@ -74,6 +77,7 @@ def _load(url: str, questions: list[str], clients: int, seconds: float) -> tuple
                 reply = http.post(url + "/ask", json={"question": questions[i % len(questions)]})
                 if reply.status_code == 200:
                     latencies.append(time.perf_counter() - began)
+                    read[0] += reply.json().get("reader") == "lm"
                 else:
                     errors[0] += 1
                 i += clients
@@ -100,8 +104,9 @@ def http_load(index_dir: Path, cluster, seconds: float, clients: int) -> dict:  
         for replicas in (1, 2):
             url = start_service(Config.from_env(index_dir=index_dir), cluster.address, replicas,
                                 "127.0.0.1", port)
-            latencies, errors, elapsed = _load(url, questions, clients, seconds)
-            out[f"{replicas}_replica"] = {"answers": len(latencies), "errors": errors,
+            read = [0]
+            latencies, errors, elapsed = _load(url, questions, clients, seconds, read)
+            out[f"{replicas}_replica"] = {"answers": len(latencies), "errors": errors, "read_by_lm": read[0],
                                           "answers_per_s": round(len(latencies) / elapsed, 1),
                                           **percentiles(latencies)}
     finally:

@@ -145,6 +145,13 @@ def bad_citations(answer: dict, texts: Texts) -> list[str]:
     return bad
 
 
+def _who_read(answer: dict) -> str:
+    """Which reader gave the answer's short answer (a key of run()'s readers)."""
+    if answer.get("reader") == "lm":
+        return "lm"
+    return "spans_with_notice" if "span reader" in (answer.get("notice") or "") else "not_read"
+
+
 def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | None = RESULTS,
         warmup: float | None = None, seed: int = 0) -> dict:
     """Run the load and return (and write to out) its figures."""
@@ -161,6 +168,9 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
     latencies: list[tuple[float, float]] = []  # (finished at, seconds)
     failures: list[str] = []
     checked = [0]
+    # Who gave each answer: the language model, the span reader with its notice (the line was
+    # longer than QA_READ_TIMEOUT), or no reader (refused or not covered before reading).
+    readers = {"lm": 0, "spans_with_notice": 0, "not_read": 0}
     upload_log: list[dict] = []
     memory: list[tuple[float, float]] = []
     began = time.monotonic()
@@ -182,6 +192,7 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
                     with lock:
                         latencies.append((time.monotonic() - began, time.monotonic() - t0))
                         checked[0] += len(answer.get("citations", [])) + len(answer.get("passages", []))
+                        readers[_who_read(answer)] += 1
                         if bad:
                             failures.append(f"inexact citation for {question!r}: {bad[:3]}")
                 except Exception as exc:  # noqa: BLE001 - every failure is counted and reported
@@ -236,7 +247,8 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
         "p50_ms": round(float(np.percentile(durations, 50)), 1) if len(durations) else None,
         "p95_ms": round(float(np.percentile(durations, 95)), 1) if len(durations) else None,
         "max_ms": round(float(durations.max()), 1) if len(durations) else None,
-        "citations_checked": checked[0],
+        "citations_checked": checked[0], "readers": readers,
+        "read_share": round(readers["lm"] / len(latencies), 4) if latencies else None,
         "rss_mb_after_warmup": round(warm[0], 1) if warm else None,
         "rss_mb_end": round(warm[-1], 1) if warm else None,
         "rss_mb_max": round(max(warm), 1) if warm else None,
@@ -265,7 +277,8 @@ def main() -> None:
     args = parser.parse_args()
     result = run(args.clients, args.seconds, args.uploads, args.out)
     for key in ("clients", "seconds", "requests", "failed", "requests_per_s", "p50_ms", "p95_ms", "max_ms",
-                "citations_checked", "rss_mb_after_warmup", "rss_mb_end", "memory_growth"):
+                "citations_checked", "readers", "read_share", "rss_mb_after_warmup", "rss_mb_end",
+                "memory_growth"):
         print(f"{key:>22}: {result[key]}")
     for entry in result["upload_results"]:
         print(f"{'upload':>22}: {entry['name']} ok={entry['ok']} in {entry['seconds']} s, "
