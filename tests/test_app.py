@@ -296,7 +296,8 @@ def test_gradio_client_returns_structured_citations(server: str, engine: qa.QA) 
     for key in ("question", "query", "evidence", "passages", "timings"):
         assert key in result
     for cite in result["citations"]:
-        assert set(cite) == {"source", "title", "text", "start", "end", "score", "date", "author", "url"}
+        assert set(cite) == {"source", "title", "text", "start", "end", "score", "date", "author", "url",
+                             "file_date"}
         assert engine.index.articles[cite["source"]].text[cite["start"]:cite["end"]] == cite["text"]
     off = client.predict("What is the capital of France?", api_name="/ask")
     assert off["answered"] is False and off["text"] == qa.NOT_COVERED and off["passages"]

@@ -71,7 +71,7 @@ def test_full_disk_gives_one_line_and_keeps_the_old_index(corpus_root: Path, mod
     assert result["exit_code"] == 2 and result["stderr"].startswith("Error: the disk is full")
 
 
-def test_bombs_are_refused_with_one_line_and_change_nothing(corpus_root: Path) -> None:
+def test_bombs_are_refused_with_one_line_and_change_nothing(corpus_root: Path, model_cache: Path) -> None:
     rows = faults.expanding_files(corpus_root)  # each row passed its checks: one line, nothing changed
     assert [r["file"] for r in rows] == [*faults.BOMBS, "docx_bomb in seeds/"]
     assert all(r["peak_mb"] < 1200 for r in rows), rows

@@ -20,8 +20,10 @@ SHOTS = ROOT / "test-output"
 CHROMIUM = "/usr/bin/chromium"
 QUESTIONS = ["How many Taliban prisoners will be released each day?", "Who is the Taliban's spokesman?",
              "How many prisoners did Ashraf Ghani approve for release?"]
-# Where an element is in the window: [top, bottom] of its box, and the window's height.
-PLACE = """sel => { const all = document.querySelectorAll(sel); const e = all[all.length - 1];
+# Where the first element matching sel in the last reply is: [top, bottom] of its box, and the
+# window's height.
+PLACE = """sel => { const all = document.querySelectorAll('.qa-chat > .qa-a');
+  const reply = all[all.length - 1]; const e = reply && reply.querySelector(sel);
   if (!e) return null; const r = e.getBoundingClientRect();
   return [r.top, r.bottom, window.innerHeight]; }"""
 
@@ -60,7 +62,6 @@ def _in_view(page: Page, selector: str) -> None:
 
 
 def test_each_new_answer_comes_into_view(page: Page) -> None:
-    reply = ".qa-chat > .qa-a"
     for n, question in enumerate(QUESTIONS, 1):
         page.fill("#qa-question textarea", question)
         page.click("#qa-ask")
@@ -69,15 +70,15 @@ def test_each_new_answer_comes_into_view(page: Page) -> None:
                                "document.querySelector('.qa-chat > .qa-a:last-child.qa-still-reading')",
                                arg=n, timeout=60_000)
         page.wait_for_timeout(200)  # the page has scrolled by the next frame
-        _in_view(page, f"{reply} .qa-reading")
-        _in_view(page, f"{reply} .qa-source .qa-snippet mark")
+        _in_view(page, ".qa-reading")
+        _in_view(page, ".qa-source .qa-snippet mark")
         # Then the model's answer replaces it: its short answer and first cited sentence are in view.
         page.wait_for_selector(".qa-chat > .qa-a:last-child.qa-answered:not(.qa-still-reading)",
                                timeout=90_000)
         page.wait_for_timeout(200)
-        if page.locator(f"{reply}:last-child .qa-short").count():
-            _in_view(page, f"{reply} .qa-short")
-        _in_view(page, f"{reply} .qa-source .qa-snippet mark")
+        if page.locator(".qa-chat > .qa-a:last-child .qa-short").count():
+            _in_view(page, ".qa-short")
+        _in_view(page, ".qa-source .qa-snippet mark")
     assert page.evaluate("window.scrollY") > 0  # three answers do not fit: the page did scroll
     assert page.locator(".qa-chat > .qa-q").count() == len(QUESTIONS)
 

@@ -70,16 +70,26 @@ element.addEventListener('toggle', (e) => {
   if (e.target.open && mark) box.scrollTop = mark.offsetTop - box.offsetTop - box.clientHeight / 3;
 }, true);
 let shown = '';
-new MutationObserver(() => {
+const follow = () => {
   const questions = element.querySelectorAll('.qa-q');
   const question = questions[questions.length - 1];
   const reply = question && question.nextElementSibling;
+  if (!reply) return;
+  const cited = reply.querySelector('.qa-source .qa-snippet mark') || reply.querySelector('.qa-source')
+    || reply;
+  const top = question.getBoundingClientRect().top - 8;
+  const below = cited.getBoundingClientRect().bottom + 16 - window.innerHeight;
+  // The first cited sentence in view, even if a tall reply pushes its question off the top.
+  const by = below > 0 ? below : Math.min(top, 0);
+  if (by) window.scrollBy({top: by});
+};
+new MutationObserver(() => {
+  const questions = element.querySelectorAll('.qa-q');
+  const reply = questions.length && questions[questions.length - 1].nextElementSibling;
   if (!reply || questions.length + reply.className === shown) return;
   shown = questions.length + reply.className;
-  const last = (reply.querySelector('.qa-source .qa-snippet') || reply).getBoundingClientRect();
-  const top = question.getBoundingClientRect().top - 8;
-  const below = last.bottom + 16 - window.innerHeight;
-  if (top < 0 || below > 0) window.scrollBy({top: top < 0 ? top : Math.min(top, below)});
+  // Again as the new reply's styles and fonts settle; a reader scrolling meanwhile is not fought for long.
+  for (const ms of [0, 100, 300, 700]) setTimeout(follow, ms);
 }).observe(element, {childList: true, subtree: true});
 """
 
