@@ -144,8 +144,10 @@ def ask(q: dict, embedder: Embedder, min_evidence: float, tagger: Tagger | None 
             # What the model read and said: the gold in its sentences tells what it could have answered.
             "gold_given": any(m.contains_answer(t, [q["gold"]]) for t in given),
             "reader": read.reader, "model": read.model,
-            "lm": {"declined": read.declined, "unverified": read.unverified, "no_answer": read.no_answer,
-                   **read.stats}}
+            # "declined" in the stats is the feature (the probability of declining); what the
+            # model wrote is "wrote_declined".
+            "lm": {"wrote_declined": read.declined, "unverified": read.unverified,
+                   "no_answer": read.no_answer, **read.stats}}
 
 
 @lru_cache(maxsize=1)
@@ -196,8 +198,11 @@ def summarize(records: list[dict]) -> dict:
     nota = [r for r in records if r.get("nota_right") is not None]
     if nota:
         out["nota_mc_accuracy"] = sum(r.get("nota_mc") == r["nota_right"] for r in nota) / len(nota)
-    read = [r["lm"] for r in records if r.get("lm")]
-    out["lm_declined"] = sum(bool(x.get("declined")) for x in read) / max(1, len(read))
+    lm = [r for r in records if r.get("lm")]
+    read = [r["lm"] for r in lm]
+    # The model wrote "not in the articles": no phrase, shown or unverified (older logs lack the flag).
+    out["lm_declined"] = sum(r["lm"].get("wrote_declined", r["short"] is None
+                                         and r["lm"].get("unverified") is None) for r in lm) / max(1, len(lm))
     out["lm_unverified"] = sum(x.get("unverified") is not None for x in read) / max(1, len(read))
     out["lm_read_ms_p50"] = float(np.median([x["read_ms"] for x in read])) if read else 0.0
     out["answered_at_threshold"] = sum(r["answered"] for r in records) / len(records)

@@ -63,8 +63,8 @@ class Config:
     reader_budget: int = 1100
     # The language model's no-answer score (qa/reading/lm_calibration.json) from which the answer
     # is refused: the lowest that refused at most 5% of the RealTime QA 2022 questions whose
-    # sentences held the answer (`python -m eval fit-lm`; 7.6% out of fold).
-    reader_decline: float = 0.75
+    # sentences held the answer (`python -m eval fit-lm`; 5.3% out of fold).
+    reader_decline: float = 0.7
     # Seconds a question may wait for the language model (in line, then reading); past it the
     # span reader's answer is shown with a notice.
     read_timeout: float = 20.0
