@@ -109,7 +109,7 @@ def test_report_publish_rewrites_the_figures_the_docs_quote(tmp_path: Path, monk
     monkeypatch.setattr(figures, "DOCS", list(copies.values()))
     assert main(["report", "--publish"]) == 0
     changed = [copy for doc, copy in copies.items() if copy.read_text() != before[doc]]
-    assert changed and all("| answer containment | 0.123 |" in copy.read_text() for copy in changed)
+    assert changed and all("answer containment | 0.123 |" in copy.read_text() for copy in changed)
     err = capsys.readouterr().err
     assert all(f"updated the figures in {copy}" in err for copy in changed)
     assert (results / "report.md").read_text().startswith("# Evaluation report")
