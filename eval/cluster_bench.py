@@ -216,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(result["quality"]), flush=True)
     result["machine"]["loadavg_after"] = os.getloadavg()
     out = args.out or output_file("cluster.json", args.publish)
+    if out.is_file():  # the sections --only left out keep their last figures
+        for key, value in json.loads(out.read_text()).items():
+            result.setdefault(key, value)
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {out}")
     return 0

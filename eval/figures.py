@@ -100,8 +100,12 @@ def load(folder: Path) -> str | None:
             f"- **Load** ({r['machine']['cpus']} cores): {r['requests']:,} `/ask` requests from "
             f"{r['clients']} clients in {r['seconds']:.0f} s, **{r['failed']} failed**, "
             f"{r['requests_per_s']:.1f} requests/s, p50 {r['p50_ms'] / 1000:.2f} s, p95 "
-            f"{r['p95_ms'] / 1000:.2f} s (Gradio runs one `/ask` at a time: this is queueing). "
-            f"{r['citations_checked']:,} citations checked exact. {sum(u['ok'] for u in ups)} of "
+            f"{r['p95_ms'] / 1000:.2f} s (the language model reads one question at a time: this is "
+            "queueing). " + (
+                f"{r['readers']['lm']:,} answers read by the model, {r['readers']['spans_with_notice']:,} "
+                "by the span reader with its notice (waited past `QA_READ_TIMEOUT`), "
+                f"{r['readers']['not_read']:,} refused before reading. " if "readers" in r else "")
+            + f"{r['citations_checked']:,} citations checked exact. {sum(u['ok'] for u in ups)} of "
             f"{len(ups)} uploads added meanwhile, {sum(u['answered_from_it'] for u in ups)} answered "
             f"from at once. Server memory {r['rss_mb_after_warmup']:.0f} MB after warm-up, "
             f"{r['rss_mb_end']:.0f} MB at the end ({r['memory_growth']:+.1%}).")
@@ -165,12 +169,18 @@ def cluster(folder: Path) -> str | None:
             lines.append(f"| {label} | {row['passages_per_s']} ({row['seconds']:.0f} s) | "
                          f"{row['vs_single_machine']:.2f} |")
     if h := r.get("http"):
+        read = all("read_by_lm" in row for row in h.values() if isinstance(row, dict))
         lines += ["", f"| `POST /ask`, {h['clients']} concurrent clients, {h['seconds']:.0f} s on loopback | "
-                  "answers/s | p50 | p95 | errors |", "|---|---|---|---|---|"]
+                  "answers/s | p50 | p95 | errors |" + (" read by the model |" if read else ""),
+                  "|---|---|---|---|---|" + ("---|" if read else "")]
         for key, label in (("1_replica", "1 replica"), ("2_replica", "2 replicas")):
             if row := h.get(key):
-                lines.append(f"| {label} | {row['answers_per_s']:.1f} | {row['p50_ms']:,.0f} ms | "
-                             f"{row['p95_ms']:,.0f} ms | {row['errors']} |")
+                lines.append(f"| {label} | {row['answers_per_s']:.2f} | {row['p50_ms']:,.0f} ms | "
+                             f"{row['p95_ms']:,.0f} ms | {row['errors']} |"
+                             + (f" {row['read_by_lm']} of {row['answers']} |" if read else ""))
+        if (one := h.get("1_replica")) and (two := h.get("2_replica")) and one["answers_per_s"]:
+            lines.append(f"\n2 replicas answer {two['answers_per_s'] / one['answers_per_s']:.2f}x as many "
+                         "questions a second as one.")
     return "\n".join(lines)
 
 
