@@ -200,9 +200,18 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
                         failures.append(f"{type(exc).__name__}: {str(exc)[:200]}")
 
         def uploader() -> None:
+            try:
+                uploads_run()
+            except Exception as exc:  # noqa: BLE001 - a failed upload is a failure of the run
+                with lock:
+                    failures.append(f"upload: {type(exc).__name__}: {str(exc)[:200]}")
+
+        def uploads_run() -> None:
             from gradio_client import Client, handle_file
 
-            client = Client(base, auth=("uploader", users["uploader"]), verbose=False)
+            # The server is busy by design: its answers wait for the model, so wait as long as a question.
+            client = Client(base, auth=("uploader", users["uploader"]), verbose=False,
+                            httpx_kwargs={"timeout": REQUEST_TIMEOUT})
             for i in range(uploads):
                 time.sleep(max(0.0, began + seconds * (i + 1) / (uploads + 1) - time.monotonic()))
                 name, text, question = _article(i)
