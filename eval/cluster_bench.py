@@ -107,7 +107,8 @@ def http_load(index_dir: Path, cluster, seconds: float, clients: int) -> dict:  
             read = [0]
             latencies, errors, elapsed = _load(url, questions, clients, seconds, read)
             out[f"{replicas}_replica"] = {"answers": len(latencies), "errors": errors, "read_by_lm": read[0],
-                                          "answers_per_s": round(len(latencies) / elapsed, 3), "elapsed_s": round(elapsed, 1),
+                                          "answers_per_s": round(len(latencies) / elapsed, 3),
+                                          "elapsed_s": round(elapsed, 1),
                                           **percentiles(latencies)}
     finally:
         stop_service()
