@@ -64,6 +64,15 @@ def test_the_model_declining_refuses_with_its_notice(tiny_config: Config, fake_e
     assert answer.no_answer >= 0.5 and answer.passages
 
 
+def test_a_decline_on_what_someone_said_is_answered_by_the_sentences(tiny_config: Config,
+                                                                     fake_embedder: object) -> None:
+    engine = _engine(tiny_config, fake_embedder, FakeRuntime("not in the articles", p=0.8))
+    answer = engine.answer("What did Mayor Jane Porter say about the library?")
+    # What a sentence says has no short phrase: the model declining it refuses nothing.
+    assert answer.answered and answer.short is None and answer.notice != DECLINED
+    assert "Jane Porter said the library" in answer.citations[0].text
+
+
 def test_stream_cites_the_sentences_before_the_short_answer(tiny_config: Config,
                                                             fake_embedder: object) -> None:
     engine = _engine(tiny_config, fake_embedder, FakeRuntime("40,000"))

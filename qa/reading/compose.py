@@ -4,6 +4,7 @@ answer, or decline."""
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -28,6 +29,9 @@ _KIND_WORDS = {"money": "a sum of money", "percent": "a percentage", "count": "a
 NOT_ENGLISH = ("The question does not look like English: the articles and the model are English, "
                "so ask in English.")
 DECLINED = "The reader found no answer to this in the retrieved sentences."
+# "What did he tweet?": the answer is what a sentence says, not a phrase in it.
+_ASKS_WHAT_WAS_SAID = re.compile(r"^\s*what\b.*\b(?:say|said|tweet|tweeted|tell|told|write|wrote|post|posted|"
+                                 r"announce|announced|claim|claimed|warn|warned)\b", re.I)
 _UNREAD = Reading((), 1.0, reader="lm")
 
 __all__ = ["Answerer", "Weights"]
@@ -127,8 +131,10 @@ class Answerer:
             # here refused 15 of 90 answerable hand-written questions, mostly dates it reworded.
             yield self._compose(draft, draft.spans)
             return
-        # A why or how is answered by the cited sentences: the model not finding a clause is no refusal.
-        if reading.no_answer >= self.decline and ask(draft.query).kind not in SENTENCE_KINDS:
+        # A why, a how or a what-was-said is answered by the cited sentences: the model not
+        # finding a phrase for it is no refusal.
+        by_sentence = ask(draft.query).kind in SENTENCE_KINDS or _ASKS_WHAT_WAS_SAID.match(draft.question)
+        if reading.no_answer >= self.decline and not by_sentence:
             yield self._refused(draft, DECLINED, reading)
             return
         yield self._compose(draft, reading)
