@@ -67,10 +67,10 @@ def test_the_seeds_are_dated_and_the_eval_copy_matches() -> None:
     assert sums == {n: hashlib.sha256((SEEDS / n).read_bytes()).hexdigest() for n in articles}
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh project: the shipped seeds and `.venv` (this one), nothing built yet."""
-    root = tmp_path_factory.mktemp("fresh") / "project"
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A fresh project for each test (so none sees another's index): the shipped seeds and `.venv`."""
+    root = tmp_path / "project"
     shutil.copytree(SEEDS, root / "seeds")
     (root / ".venv").symlink_to(BIN.parent)
     return root
