@@ -140,6 +140,7 @@ def new_chat(page: Page) -> None:
 @pytest.mark.browser
 @pytest.mark.slow
 def test_answer_with_highlighted_source(page: Page) -> None:
+    new_chat(page)  # no earlier question to be read as context, whichever test ran before
     reply = ask(page, "How many Taliban prisoners will be released each day?")
     assert "100" in reply
     last = page.locator(".qa-a").last
@@ -208,6 +209,7 @@ def test_follow_up_uses_the_conversation(page: Page) -> None:
 @pytest.mark.browser
 @pytest.mark.slow
 def test_near_miss_says_what_is_missing(page: Page) -> None:
+    new_chat(page)  # no earlier question to be read as context, whichever test ran before
     reply = ask(page, "How many prisoners did Iran free in 2019?")
     assert "don't cover" in reply and "Iran" in reply
     last = page.locator(".qa-a").last
