@@ -7,7 +7,6 @@ import io
 from datetime import UTC
 from pathlib import Path
 
-CHROMIUM = "/usr/bin/chromium"
 SENTENCE = ("Afghanistan will release 100 Taliban prisoners a day starting on Saturday, "
             "the government said on Wednesday.")
 BOILERPLATE = ("Subscribe to our newsletter", "Buy cheap watches", "All rights reserved", "Markets Home")
@@ -57,16 +56,14 @@ def printed_pdf(folder: Path, name: str = "prisoners.pdf") -> Path:
 
 
 def _print_pdf(folder: Path, name: str) -> Path:
-    from playwright.sync_api import sync_playwright
+    from net import chromium
 
     html = page(folder, "_print.html")
     path = folder / name
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+    with chromium() as browser:
         tab = browser.new_page()
         tab.goto(html.as_uri())
         tab.pdf(path=str(path), format="A4")
-        browser.close()
     html.unlink()
     return path
 

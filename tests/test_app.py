@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -12,8 +11,8 @@ from pathlib import Path
 
 import gradio as gr
 import pytest
-from net import free_port
-from playwright.sync_api import Page, sync_playwright
+from net import chat_page, free_port
+from playwright.sync_api import Page
 
 import app
 import qa
@@ -21,9 +20,6 @@ from qa.surfaces import chat, render
 
 ROOT = Path(__file__).parent.parent
 SHOTS = ROOT / "test-output"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 EVIL = ('<img src=x onerror="window.__pwned=1"> <script>window.__pwned=1</script> '
         "[link](javascript:window.__pwned=1)")
 
@@ -98,16 +94,9 @@ def server(engine: qa.QA) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def page(server: str) -> Iterator[Page]:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is missing: run `make browser`")
     SHOTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        pg = browser.new_page(viewport={"width": 1280, "height": 900})
-        pg.goto(server)
-        pg.wait_for_selector("text=articles indexed", timeout=60_000)
+    with chat_page(server) as pg:
         yield pg
-        browser.close()
 
 
 def ask(page: Page, question: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,8 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
-from net import free_port, serving
-from playwright.sync_api import sync_playwright
+from net import chromium, free_port, serving
 
 import app
 import qa
@@ -30,8 +28,6 @@ from qa.surfaces.cli import main
 from qa.surfaces.throttle import FREE, FREE_ADDRESS, MAX_LOCK, Throttle
 
 SEEDS = Path(__file__).parent.parent / "seeds"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 USERS = {"alice": "alice-pass-1", "bob": "bob: pass 2", "dave": "dave-pass-4"}
 
 
@@ -235,11 +231,8 @@ def test_uploads_need_the_right(signed: tuple[str, qa.QA], tmp_path: Path) -> No
 @pytest.mark.slow
 @pytest.mark.browser
 def test_page_asks_for_sign_in_and_shows_uploads_to_uploaders(signed: tuple[str, qa.QA]) -> None:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is missing: run `make browser`")
     url, _ = signed
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with chromium() as browser:
         for user, uploads in (("bob", False), ("alice", True)):
             page = browser.new_context().new_page()
             page.goto(url)
@@ -264,4 +257,3 @@ def test_page_asks_for_sign_in_and_shows_uploads_to_uploaders(signed: tuple[str,
             assert page.locator("#qa-question").count() == 0
             page.goto(url)
             page.wait_for_selector("input[type=password]", timeout=30_000)
-        browser.close()

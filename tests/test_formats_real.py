@@ -4,16 +4,16 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import article_files as files
+import net
 import pytest
 from click.testing import CliRunner
-from net import serving
-from playwright.sync_api import Page, sync_playwright
+from net import needs_chromium, serving
+from playwright.sync_api import Page
 
 import qa
 from qa.surfaces.cli import main
@@ -41,11 +41,6 @@ def engine_over(real_qa: qa.QA, root: Path, *paths: Path) -> qa.QA:
     engine = qa.QA(real_qa.config.replace(seeds_dir=seeds, index_dir=root / "index"))
     engine.build()
     return engine
-
-
-def needs_chromium() -> None:
-    if not os.path.exists(files.CHROMIUM):
-        pytest.skip("Debian's chromium is missing: run `make browser`")
 
 
 @pytest.mark.browser  # Chromium prints the page to PDF
@@ -130,14 +125,8 @@ def chat_page(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path) -> Ite
                                       # reader's short answer does not lead (test_lm_real.py).
                                       reader="spans"))
     engine.build()
-    with serving(engine) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=files.CHROMIUM, headless=True,
-                                     args=["--no-sandbox", "--disable-gpu"])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(url)
-        page.wait_for_selector("text=articles indexed", timeout=60_000)
+    with serving(engine) as url, net.chat_page(url) as page:
         yield page, engine
-        browser.close()
 
 
 def ask(page: Page, question: str, since: str = "", until: str = "") -> None:

@@ -3,21 +3,19 @@ each new answer comes into view, bold text is one font, and the README's screens
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from net import serving
-from playwright.sync_api import Page, sync_playwright
+from net import chat_page, serving
+from playwright.sync_api import Page
 
 import qa
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "test-output"
-CHROMIUM = "/usr/bin/chromium"
 QUESTIONS = ["How many Taliban prisoners will be released each day?", "Who is the Taliban's spokesman?",
              "How many prisoners did Ashraf Ghani approve for release?"]
 # Where the first element matching sel in the last reply is: [top, bottom] of its box, and the
@@ -42,16 +40,8 @@ def served(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 @pytest.fixture(scope="module")
 def page(served: str) -> Iterator[Page]:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is missing: run `make browser`")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                     args=["--no-sandbox", "--disable-gpu"])
-        tab = browser.new_page(viewport={"width": 1280, "height": 720})
-        tab.goto(served)
-        tab.wait_for_selector("text=articles indexed", timeout=60_000)
+    with chat_page(served, height=720) as tab:
         yield tab
-        browser.close()
 
 
 def _in_view(page: Page, selector: str) -> None:

@@ -4,20 +4,17 @@ bounds the chat sessions whose conversation the server keeps (a real server, rea
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import FakeEmbedder
-from net import serving
-from playwright.sync_api import Browser, Page, sync_playwright
+from net import chromium, open_chat, serving
+from playwright.sync_api import Browser, Page
 
 import qa
 from qa.index.load import load_index
-
-CHROMIUM = "/usr/bin/chromium"
 
 
 def _tiny(config: qa.Config) -> dict[str, object]:
@@ -53,19 +50,8 @@ def test_another_nlp_pipeline_makes_the_index_stale(tiny_config: qa.Config, tmp_
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is missing: run `make browser`")
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
-
-
-def _open(browser: Browser, url: str) -> Page:
-    page = browser.new_context().new_page()
-    page.goto(url)
-    page.wait_for_selector("text=articles indexed", timeout=60_000)
-    return page
+    with chromium() as opened:
+        yield opened
 
 
 def _ask(page: Page, question: str) -> None:
@@ -90,10 +76,10 @@ def test_sessions_bounds_the_conversations_the_server_keeps(fake_qa: qa.QA, brow
     fake_qa.config = qa.Config.from_env(**_tiny(fake_qa.config))
     assert fake_qa.config.sessions == sessions
     with serving(fake_qa) as url:
-        first = _open(browser, url)
+        first = open_chat(browser, url, height=720)
         _ask(first, "How many cars cross the bridge every day?")
         for _ in range(2):  # two more people open the chat and ask
-            _ask(_open(browser, url), "When will the storm reach the coast?")
+            _ask(open_chat(browser, url, height=720), "When will the storm reach the coast?")
         _ask(first, "Which office says so?")
         asked = first.locator(".qa-q").all_inner_texts()
         cited = first.locator(".qa-a").last.locator(".qa-source .qa-snippet").first.inner_text()
