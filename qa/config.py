@@ -66,7 +66,8 @@ class Config:
     # sentences held the answer (`python -m eval fit-lm`; 5.3% out of fold).
     reader_decline: float = 0.7
     # Seconds a question may wait for the language model (in line, then reading); past it the
-    # span reader's answer is shown with a notice.
+    # span reader's answer is shown with a notice, at once when the line ahead, at the pace of
+    # the last readings, already takes longer.
     read_timeout: float = 20.0
     # Embed questions with the ONNX twin of the packaged model: no torch import at query time.
     onnx_queries: bool = True

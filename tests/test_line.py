@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from qa.llm.line import Line, TimedOut
+from qa.llm.line import Line, LineTooLong, TimedOut
 
 
 class Gate:
@@ -69,3 +69,38 @@ def test_a_question_past_its_deadline_is_never_read_and_a_reading_is_told_to_sto
     with pytest.raises(TimedOut):
         line.wait(running)  # the work sees give_up() and stops
     assert "late" not in gate.started
+
+
+def test_a_question_the_line_cannot_reach_in_time_is_given_up_at_once() -> None:
+    now = [0.0]
+    gate, line = Gate(), Line(slots=1, clock=lambda: now[0])
+    for i in range(3):  # three readings of 5 s set the pace
+        ticket = line.submit("pace", gate.work(f"p{i}"), timeout=30)
+        assert line.expected_wait(ticket) is None  # being read, or no pace yet
+        now[0] += 5
+        gate.release[f"p{i}"].set()
+        assert line.wait(ticket) == f"p{i}"
+    running = line.submit("alice", gate.work("running"), timeout=30)
+    waiting = [line.submit(f"u{i}", gate.work(f"w{i}"), timeout=12) for i in range(4)]
+    assert [line.expected_wait(t) for t in waiting] == [5, 10, 15, 20]
+    assert line.poll(waiting[1], 0) is False  # 10 s of reading ahead of a 12 s deadline: it waits
+    with pytest.raises(LineTooLong, match="3 questions are ahead in line, about 15 s") as refused:
+        line.poll(waiting[2], 0)
+    assert refused.value.ahead == 3 and isinstance(refused.value, TimedOut)
+    assert line.ahead(waiting[3]) == 3  # the given-up question left the line
+    with pytest.raises(LineTooLong):
+        line.poll(waiting[3], 0)
+    for name, ticket in (("running", running), ("w0", waiting[0]), ("w1", waiting[1])):
+        gate.release[name].set()
+        assert line.wait(ticket) == name
+    assert "w2" not in gate.started and "w3" not in gate.started
+
+
+def test_without_a_pace_a_long_line_still_waits() -> None:
+    now = [0.0]
+    gate, line = Gate(), Line(slots=1, clock=lambda: now[0])
+    tickets = [line.submit(f"u{i}", gate.work(f"q{i}"), timeout=1) for i in range(20)]
+    assert line.expected_wait(tickets[-1]) is None and line.poll(tickets[-1], 0) is False
+    for i, ticket in enumerate(tickets):
+        gate.release[f"q{i}"].set()
+        assert line.wait(ticket) == f"q{i}"

@@ -265,3 +265,23 @@ def test_a_waiting_question_says_where_it_is_in_line(tiny_config: Config, fake_e
     busy.join()
     assert steps[0].reading and steps[0].ahead == 1  # one question is read before this one
     assert any(s.reading and s.ahead == 0 for s in steps[1:-1]) and steps[-1].short == "40,000"
+
+
+def test_a_line_too_long_for_the_read_timeout_answers_at_once_with_the_span_reader(
+        tiny_config: Config, fake_embedder: object) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    runtime = FakeRuntime("40,000", delay=0.4)
+    engine = QA(tiny_config.replace(reader="lm", reader_slots=1, read_timeout=2.0), embedder=fake_embedder,
+                runtime=runtime)
+    question = "How many cars cross the bridge every day?"
+    for _ in range(3):  # the line learns the pace: about 0.4 s a reading
+        assert engine.answer(question).reader == "lm"
+    with ThreadPoolExecutor(10) as pool:  # one read, nine waiting: the last four cannot be read in 2 s
+        answers = list(pool.map(lambda u: engine.answer(question, user=f"u{u}"), range(10)))
+    busy = [a for a in answers if "questions are ahead in line" in (a.notice or "")]
+    assert all(a.answered and a.short and "40,000" in a.short for a in answers)
+    assert len(busy) >= 3 and sum(a.reader == "lm" for a in answers) >= 3
+    for answer in busy:  # given up when first asked, not after waiting the 2 s out
+        assert answer.reader == "spans" and "span reader" in answer.notice
+        assert answer.timings["read_ms"] < 1500

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import statistics
 import threading
 import time
 import weakref
@@ -14,10 +15,19 @@ from typing import Generic, TypeVar
 from qa.llm.runtime import RuntimeFailed
 
 T = TypeVar("T")
+PACE_READINGS = 8  # the pace is the median of the last readings; fewer than 3 say nothing yet
 
 
 class TimedOut(RuntimeFailed):
     """The question waited in line, or was read, for longer than its deadline."""
+
+
+class LineTooLong(TimedOut):
+    """The readings ahead of the question, at the pace of the last ones, end past its deadline."""
+
+    def __init__(self, ahead: int, wait: float) -> None:
+        super().__init__(f"{ahead} questions are ahead in line, about {wait:.0f} s of reading")
+        self.ahead = ahead
 
 
 @dataclass(eq=False)
@@ -49,6 +59,7 @@ class Line:
         self._waiting: OrderedDict[str, deque[Ticket]] = OrderedDict()
         self._running = 0
         self._readers: set[tuple[threading.Thread, Ticket]] = set()
+        self._took: deque[float] = deque(maxlen=PACE_READINGS)  # seconds, readings that finished
         self._lock = threading.Condition()
         _lines.add(self)
 
@@ -69,9 +80,25 @@ class Line:
                 return 0
             return self._running + order.index(ticket)
 
+    def expected_wait(self, ticket: Ticket) -> float | None:
+        """Seconds until this waiting ticket is read to the end, at the pace of the last readings:
+        those waiting before it go in rounds of ``slots`` (the ones being read count as done, so
+        this errs short). None while it is being read, or before three readings set a pace."""
+        with self._lock:
+            order = self._order()
+            if ticket.started or ticket not in order or len(self._took) < 3:
+                return None
+            return (order.index(ticket) // self.slots + 1) * statistics.median(self._took)
+
     def poll(self, ticket: Ticket, seconds: float) -> bool:
         """Wait up to seconds; True once the reading is done. TimedOut past the deadline (a reading
-        under way is told to stop)."""
+        under way is told to stop); LineTooLong at once when the line cannot reach the ticket in
+        time, so the question is not held until its deadline only to be answered without it."""
+        wait = self.expected_wait(ticket)
+        if wait is not None and self.clock() + wait > ticket.deadline:
+            ahead = self.ahead(ticket)
+            self.cancel(ticket)
+            raise LineTooLong(ahead, wait)
         if ticket.done.wait(max(0.0, min(seconds, ticket.deadline - self.clock()))):
             return True
         if self.clock() > ticket.deadline:
@@ -127,8 +154,11 @@ class Line:
             thread.start()
 
     def _run(self, ticket: Ticket) -> None:
+        began = self.clock()
         try:
             ticket.result = ticket.work(ticket.expired)
+            with self._lock:
+                self._took.append(self.clock() - began)
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
             ticket.error = exc
         finally:

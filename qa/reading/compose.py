@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from qa.answer import NOT_COVERED, Answer
 from qa.errors import QAError
-from qa.llm.line import Line, TimedOut
+from qa.llm.line import Line, LineTooLong, TimedOut
 from qa.llm.runtime import RuntimeFailed
 from qa.passage import Passage
 from qa.reading import coverage, recency
@@ -113,6 +113,12 @@ class Answerer:
                     ahead = now
                     yield self._compose(draft, _UNREAD, provisional=True, ahead=ahead)
             reading = self.line.result(ticket)
+        except LineTooLong as exc:
+            draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
+            yield self._compose(draft, draft.spans, notice=f"The language model is busy: {exc}, more than "
+                                f"QA_READ_TIMEOUT ({self.read_timeout:g} s) allows; the short answer is "
+                                "from the span reader.")
+            return
         except TimedOut:
             draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
             yield self._compose(draft, draft.spans, notice=f"The language model did not read this within "
