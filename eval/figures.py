@@ -102,8 +102,11 @@ def load(folder: Path) -> str | None:
             f"{r['requests_per_s']:.1f} requests/s, p50 {r['p50_ms'] / 1000:.2f} s, p95 "
             f"{r['p95_ms'] / 1000:.2f} s (the language model reads one question at a time: this is "
             "queueing). " + (
-                f"{r['readers']['lm']:,} answers read by the model, {r['readers']['spans_with_notice']:,} "
-                "by the span reader with its notice (waited past `QA_READ_TIMEOUT`), "
+                f"{r['readers']['lm']:,} answers read by the model, "
+                f"{r['readers'].get('spans_line_too_long', 0):,} by the span reader at once with its notice "
+                "(the line ahead was longer than `QA_READ_TIMEOUT`), "
+                f"{r['readers']['spans_with_notice']:,} by the span reader after waiting "
+                "`QA_READ_TIMEOUT` out, "
                 f"{r['readers']['not_read']:,} refused before reading. " if "readers" in r else "")
             + f"{r['citations_checked']:,} citations checked exact. {sum(u['ok'] for u in ups)} of "
             f"{len(ups)} uploads added meanwhile, {sum(u['answered_from_it'] for u in ups)} answered "

@@ -147,9 +147,12 @@ def bad_citations(answer: dict, texts: Texts) -> list[str]:
 
 def _who_read(answer: dict) -> str:
     """Which reader gave the answer's short answer (a key of run()'s readers)."""
+    notice = answer.get("notice") or ""
     if answer.get("reader") == "lm":
         return "lm"
-    return "spans_with_notice" if "span reader" in (answer.get("notice") or "") else "not_read"
+    if "questions are ahead in line" in notice:
+        return "spans_line_too_long"
+    return "spans_with_notice" if "span reader" in notice else "not_read"
 
 
 def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | None = RESULTS,
@@ -170,7 +173,7 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
     checked = [0]
     # Who gave each answer: the language model, the span reader with its notice (the line was
     # longer than QA_READ_TIMEOUT), or no reader (refused or not covered before reading).
-    readers = {"lm": 0, "spans_with_notice": 0, "not_read": 0}
+    readers = {"lm": 0, "spans_line_too_long": 0, "spans_with_notice": 0, "not_read": 0}
     upload_log: list[dict] = []
     memory: list[tuple[float, float]] = []
     began = time.monotonic()
