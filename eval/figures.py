@@ -100,8 +100,7 @@ def load(folder: Path) -> str | None:
             f"- **Load** ({r['machine']['cpus']} cores): {r['requests']:,} `/ask` requests from "
             f"{r['clients']} clients in {r['seconds']:.0f} s, **{r['failed']} failed**, "
             f"{r['requests_per_s']:.1f} requests/s, p50 {r['p50_ms'] / 1000:.2f} s, p95 "
-            f"{r['p95_ms'] / 1000:.2f} s (the language model reads one question at a time: this is "
-            "queueing). " + (
+            f"{r['p95_ms'] / 1000:.2f} s (each client asks again as soon as it is answered). " + (
                 f"{r['readers']['lm']:,} answers read by the model, "
                 f"{r['readers'].get('spans_line_too_long', 0):,} by the span reader at once with its notice "
                 "(the line ahead was longer than `QA_READ_TIMEOUT`), "
