@@ -84,6 +84,18 @@ class Answerer:
         *_, final = self.stream(question, history, mode, since, until, user, reader)
         return final
 
+    def _unread_notice(self, exc: QAError | RuntimeFailed) -> str:
+        """Why the short answer is the span reader's: the line was too long, the wait ran out, or
+        the language model could not read."""
+        if isinstance(exc, LineTooLong):
+            return (f"The language model is busy: {exc}, more than QA_READ_TIMEOUT "
+                    f"({self.read_timeout:g} s) allows; the short answer is from the span reader.")
+        if isinstance(exc, TimedOut):
+            return (f"The language model did not read this within {self.read_timeout:g} s "
+                    "(QA_READ_TIMEOUT; it is busy); the short answer is from the span reader.")
+        return (f"The language-model reader is unavailable ({str(exc).rstrip('.')}); the short answer "
+                "is from the span reader.")
+
     def stream(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
                since: str | None = None, until: str | None = None, user: str = "",
                reader: str | None = None) -> Iterator[Answer]:
@@ -113,22 +125,9 @@ class Answerer:
                     ahead = now
                     yield self._compose(draft, _UNREAD, provisional=True, ahead=ahead)
             reading = self.line.result(ticket)
-        except LineTooLong as exc:
-            draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
-            yield self._compose(draft, draft.spans, notice=f"The language model is busy: {exc}, more than "
-                                f"QA_READ_TIMEOUT ({self.read_timeout:g} s) allows; the short answer is "
-                                "from the span reader.")
-            return
-        except TimedOut:
-            draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
-            yield self._compose(draft, draft.spans, notice=f"The language model did not read this within "
-                                f"{self.read_timeout:g} s (QA_READ_TIMEOUT; it is busy); the short answer "
-                                "is from the span reader.")
-            return
         except (QAError, RuntimeFailed) as exc:
             draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
-            yield self._compose(draft, draft.spans, notice=f"The language-model reader is unavailable "
-                                f"({str(exc).rstrip('.')}); the short answer is from the span reader.")
+            yield self._compose(draft, draft.spans, notice=self._unread_notice(exc))
             return
         draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
         if reading.unverified is not None:
