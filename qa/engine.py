@@ -9,25 +9,26 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 
-from qa.answer import Answer
+from qa.answer import Answer, Choice
+from qa.answering.compose import Answerer
+from qa.answering.policy import AnswerPolicy
 from qa.articles import uploads
 from qa.articles.load import Article, folder_state, load_articles
-from qa.config import Config
+from qa.config import Config, ReaderName
 from qa.embedding import choose
 from qa.embedding.base import Embedder
 from qa.embedding.export import export_or_warn
 from qa.embedding.onnx_runtime import OnnxEmbedder, onnx_available
-from qa.embedding.pooling import can_pool
-from qa.embedding.transformer import SentenceTransformerEmbedder
 from qa.errors import ArticleError, IndexProblem
-from qa.generation.generate import stream_answer
+from qa.generation.generate import generate
 from qa.index.build import BuildReport, build_index
 from qa.index.load import Index, index_settings, load_index, stale_reason
-from qa.llm.line import Line
-from qa.llm.runtime import LazyRuntime, Runtime, configured_runtime
+from qa.llm.base import Runtime
+from qa.llm.queue import FairQueue
+from qa.llm.runtimes import LazyRuntime, configured_runtime, generation_runtime
 from qa.passage import Passage
-from qa.reading.compose import Answerer
-from qa.reading.lm_reader import LMReader
+from qa.readers.base import ReaderUnavailable
+from qa.readers.factory import make_readers
 from qa.retrieval.retrieve import Mode, Retriever, clean_question, day, valid_text
 from qa.text.nlp import Tagger, pipeline_id
 
@@ -42,10 +43,10 @@ class QA:
         self.config = config or Config.from_env()
         self._embedder = embedder
         self._tagger = tagger
-        # The language model the "lm" reader runs, loaded on first use, and the questions waiting
-        # for it, read reader_slots at a time, in turn across users (qa/llm/).
+        # The language model the "lm" reader runs, loaded on first use, and the jobs waiting for
+        # it (readings, multiple choice, generation), reader_slots at a time, in turn across users.
         self.runtime = runtime or LazyRuntime(lambda: configured_runtime(self.config))
-        self.line = Line(self.config.reader_slots)
+        self.queue = FairQueue(self.config.reader_slots)
         # An embedder given by the caller is used for questions too; only our own gets the twin.
         self._own_embedder = embedder is None
         self._query_embedder: Embedder | None = None
@@ -78,13 +79,7 @@ class QA:
 
     def _settings(self) -> dict:
         """What the index must have been built with, known without loading the model."""
-        if not self._own_embedder and self._embedder is not None:
-            name, kind, pooled = self._embedder.name, type(self._embedder).__name__, can_pool(self._embedder)
-        else:
-            onnx = (isinstance(self._embedder, OnnxEmbedder) if self._embedder is not None
-                    else self._float_export() is not None)
-            cls = OnnxEmbedder if onnx else SentenceTransformerEmbedder
-            name, kind, pooled = self.config.model, cls.__name__, can_pool(cls)
+        name, kind, pooled = choose.identity(self.config, self._embedder, self._own_embedder)
         nlp = self._tagger.name if self._tagger is not None else pipeline_id(self.config.nlp)
         return index_settings(name, kind, self.config.chunk_size, self.config.chunk_overlap, pooled, nlp)
 
@@ -177,10 +172,19 @@ class QA:
     def _answerer_for(self, index: Index) -> Answerer:
         c = self.config
         retriever = Retriever(index, self._query_embedder_for(index), c.fusion_depth, c.rrf_k)
-        lm = LMReader(index, self.runtime, c.reader_sentences, c.reader_budget) if c.reader == "lm" else None
-        return Answerer(retriever, c.min_evidence, c.k, max_question_chars=c.max_question_chars,
-                        min_short=c.min_short, hinge_evidence=c.hinge_evidence, lm=lm,
-                        decline=c.reader_decline, line=self.line, read_timeout=c.read_timeout)
+        readers = make_readers(c, index, self.runtime, self.queue)
+        return Answerer(retriever, readers.reader, readers.fallback, AnswerPolicy.from_config(c),
+                        readers.choice)
+
+    def warm(self) -> ReaderName:
+        """Load the index and the reader before the first question; the reader that will read
+        (the fallback's name when the configured one cannot be loaded: the log says why)."""
+        answerer = self.answerer
+        try:
+            answerer.reader.warm()
+        except ReaderUnavailable:
+            return answerer.fallback.name
+        return answerer.reader.name
 
     def retrieve(self, question: str, k: int | None = None, mode: Mode = "hybrid",
                  since: object = None, until: object = None) -> list[Passage]:
@@ -190,11 +194,17 @@ class QA:
 
     def answer(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
                since: object = None, until: object = None, user: str = "",
-               reader: str | None = None) -> Answer:
+               reader: ReaderName | None = None) -> Answer:
         """A cited answer, or answered=False when the (dated since..until) articles don't cover it;
-        ``reader="spans"`` skips the language model for this question."""
+        ``reader=ReaderName.SPANS`` skips the language model for this question."""
         return self.answerer.answer(valid_text(question), history, mode, day(since), day(until), user,
                                     reader)
+
+    def choose(self, question: str, options: Sequence[str], mode: Mode = "hybrid", since: object = None,
+               until: object = None, user: str = "") -> Choice:
+        """Which option the articles support, by the language model's probability of each; raises
+        ReaderUnavailable without the model."""
+        return self.answerer.choose(valid_text(question), options, mode, day(since), day(until), user)
 
     def stream(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
                since: object = None, until: object = None, user: str = "") -> Iterator[Answer]:
@@ -203,9 +213,13 @@ class QA:
         return self.answerer.stream(valid_text(question), history, mode, day(since), day(until), user)
 
     def stream_llm(self, question: str, history: Sequence[object] | None = None, since: object = None,
-                   until: object = None) -> Iterator[Answer]:
+                   until: object = None, user: str = "") -> Iterator[Answer]:
         """Provisional generative answers (verified sentences so far), the final answer last."""
-        return stream_answer(self, valid_text(question), history, since, until)
+        base = self.answer(question, history, since=since, until=until, user=user)
+        c = self.config
+        return generate(base, generation_runtime(c, self.runtime), self.queue, self.index,
+                        self.answerer.retriever.embed_query, c.llm_timeout, history, user,
+                        c.llm_url or "in process")
 
     def answer_llm(self, question: str, history: Sequence[object] | None = None,
                    on_partial: Callable[[Answer], None] | None = None, since: object = None,
@@ -220,27 +234,10 @@ class QA:
     def add_article(self, name: str, data: bytes,
                     progress: Callable[[float, str], None] | None = None) -> BuildReport:
         """Index an uploaded file's articles, then save it under its safe name; on failure neither changes."""
-        # The index is built with the upload before the file appears in the folder, so a crash mid-build
-        # leaves both as they were; the file is published the moment the index is on disk, not after
-        # it is loaded, so only a crash while it is linked in can split them.
-        # Uploads take turns; progress(fraction, message) hears each step.
-        filename = uploads.safe_name(name)
-        new = uploads.check_upload(filename, data)
-        folder, target = self.config.seeds_dir, self.config.seeds_dir / filename
-        with self._folder:
-            uploads.clean_staged(folder)
-            uploads.refuse_existing(target)
-            articles = uploads.room_for(folder, filename, new, self.config.max_articles, self._load)
-            staged = uploads.stage(folder, data)
-            if progress is not None:
-                progress(0.2, f"indexing {len(new)} new article(s)")
-            try:
-                report = self.build(articles=[*articles, *new], then=lambda: uploads.publish(staged, target))
-            except ArticleError:
-                self._index = None  # the index holds an article the folder lacks: the next use fixes it
-                raise
-            finally:
-                staged.unlink(missing_ok=True)  # already gone once published
-            log.info("%s added (%d bytes, %d articles, %d chunks embedded)", filename, len(data), len(new),
-                     report.embedded_chunks)
-            return report
+        try:
+            c = self.config
+            return uploads.add_file(self._folder, c.seeds_dir, c.max_articles, name, data, self._load,
+                                    lambda new, then: self.build(articles=new, then=then), progress)
+        except ArticleError:
+            self._index = None  # the index holds an article the folder lacks: the next use fixes it
+            raise

@@ -99,10 +99,10 @@ def model_cache(onnx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(scope="session")
-def real_runtime(onnx_cache: Path):  # noqa: ANN201 - qa.llm.runtime.LlamaRuntime
+def real_runtime(onnx_cache: Path):  # noqa: ANN201 - qa.llm.llama.LlamaRuntime
     """The reader's real language model, loaded once for the session; every engine over
     ``onnx_cache`` shares it (one runtime per model file in a process)."""
-    from qa.llm.runtime import configured_runtime
+    from qa.llm.runtimes import configured_runtime
 
     return configured_runtime(Config(cache_dir=onnx_cache))
 

@@ -6,7 +6,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from qa.llm.runtime import Completion, Messages, Token
+from qa.llm.base import Completion, Messages, Token
 
 
 class FakeRuntime:

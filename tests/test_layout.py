@@ -30,7 +30,7 @@ def imports(path: Path, modules: set[str]) -> set[str]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(anchor + ([node.module] if node.module else []))
-            # "from qa.reading import coverage" imports the module qa.reading.coverage.
+            # "from qa.answering import coverage" imports the module qa.answering.coverage.
             found.update(f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names)
     return {m for m in found if m in modules and m != name}
 
@@ -81,7 +81,7 @@ def test_cycle_finder_finds_a_cycle():
 
 def test_import_graph_sees_relative_lazy_and_module_imports(tmp_path):
     assert "qa.index.load" in graph()["qa.index.build"]
-    assert "qa.reading.coverage" in graph()["qa.reading.compose"]  # from qa.reading import coverage
+    assert "qa.answering.coverage" in graph()["qa.answering.compose"]  # from qa.answering import coverage
 
 
 def test_qa_has_no_import_cycles():
@@ -90,8 +90,9 @@ def test_qa_has_no_import_cycles():
 
 def test_packages_import_upstream_only():
     """A stage imports only earlier stages: the folders tell the data flow."""
-    order = ["config", "errors", "files", "passage", "articles", "text", "embedding", "llm", "index",
-             "retrieval", "answer", "reading", "generation", "engine", "api", "cluster", "surfaces"]
+    order = ["config", "errors", "files", "passage", "answer", "articles", "text", "question", "embedding",
+             "llm", "index", "retrieval", "readers", "answering", "generation", "engine", "api", "cluster",
+             "surfaces"]
     rank = {name: i for i, name in enumerate(order)}
     late = []
     for module, targets in graph().items():
@@ -103,6 +104,20 @@ def test_packages_import_upstream_only():
             if rank[other] > rank[stage]:
                 late.append(f"{module} -> {target}")
     assert late == []
+
+
+def test_answering_knows_no_language_model():
+    """The composer reads through the Reader interface: how a reading is run or queued is the readers'."""
+    answering = {m: t for m, t in graph().items() if m.startswith("qa.answering")}
+    assert answering and {m: sorted(x for x in t if x.startswith("qa.llm")) for m, t in answering.items()
+                          if any(x.startswith("qa.llm") for x in t)} == {}
+
+
+def test_no_folder_holds_more_than_twelve_modules():
+    root = PACKAGE.parent
+    crowded = {str(d.relative_to(root)): n for d in [*PACKAGE.rglob("*"), *(root / "eval").rglob("*")]
+               if d.is_dir() and (n := len([p for p in d.glob("*.py") if p.name != "__init__.py"])) > 12}
+    assert crowded == {}
 
 
 def test_modules_are_readable_sizes():

@@ -12,11 +12,12 @@ import pytest
 from fake_runtime import FakeRuntime
 
 from qa import QA, Config
+from qa.answering.compose import DECLINED
 from qa.errors import ModelProblem
 from qa.llm import model_file
-from qa.llm.runtime import LazyRuntime, RuntimeFailed
-from qa.reading.compose import DECLINED
-from qa.reading.locate import clean, locate
+from qa.llm.base import RuntimeFailed
+from qa.llm.runtimes import LazyRuntime
+from qa.readers.lm.locate import clean, locate
 
 
 def _engine(config: Config, fake_embedder: object, runtime: object) -> QA:
@@ -77,8 +78,8 @@ def test_stream_cites_the_sentences_before_the_short_answer(tiny_config: Config,
                                                             fake_embedder: object) -> None:
     engine = _engine(tiny_config, fake_embedder, FakeRuntime("40,000"))
     first, last = list(engine.stream("How many cars cross the bridge every day?"))
-    assert first.reading and first.answered and first.citations and first.short is None
-    assert not last.reading and last.short == "40,000"
+    assert first.provisional and first.answered and first.citations and first.short is None
+    assert not last.provisional and last.short == "40,000"
 
 
 def test_a_missing_model_gives_one_line_and_the_span_reader(tiny_config: Config, fake_embedder: object,
@@ -120,15 +121,15 @@ def test_a_follow_up_is_read_with_the_earlier_turn(tiny_config: Config, fake_emb
 def test_multiple_choice_reads_the_letter_probabilities(tiny_config: Config, fake_embedder: object) -> None:
     runtime = FakeRuntime()
     engine = _engine(tiny_config, fake_embedder, runtime)
-    scored = engine.answerer.scored("How many cars cross the bridge every day?")
-    probs = engine.answerer.lm.choose("How many cars cross the bridge?", scored,  # type: ignore[union-attr]
-                                      ["40,000", "12 million", "None of the above"])
-    assert probs.argmax() == 0 and abs(probs.sum() - 1) < 1e-9
+    choice = engine.choose("How many cars cross the bridge?", ["40,000", "12 million", "None of the above"])
+    probs = choice.probabilities
+    assert choice.best == 0 and abs(sum(probs) - 1) < 1e-3 and choice.read
+    assert any("About 40,000 cars" in p.text for p in choice.read)
     request = runtime.requests[-1]
     assert request["grammar"] == 'root ::= "A" | "B" | "C"' and request["max_tokens"] == 1
     assert 'choose "None of the above"' in request["messages"][1]["content"]
     # The passages come before the question in both readings: the second reuses the first's cache.
-    engine.answerer.lm.read("How many cars cross the bridge?", scored)  # type: ignore[union-attr]
+    engine.answer("How many cars cross the bridge?")
     mc, short = (r["messages"] for r in runtime.requests[-2:])
     assert mc[0] == short[0]
     shared = mc[1]["content"].split("Question:")[0]
@@ -263,8 +264,8 @@ def test_a_waiting_question_says_where_it_is_in_line(tiny_config: Config, fake_e
         threading.Event().wait(0.01)
     steps = list(engine.stream("How many cars cross the bridge every day?", user="b"))
     busy.join()
-    assert steps[0].reading and steps[0].ahead == 1  # one question is read before this one
-    assert any(s.reading and s.ahead == 0 for s in steps[1:-1]) and steps[-1].short == "40,000"
+    assert steps[0].provisional and steps[0].ahead == 1  # one question is read before this one
+    assert any(s.provisional and s.ahead == 0 for s in steps[1:-1]) and steps[-1].short == "40,000"
 
 
 def test_a_line_too_long_for_the_read_timeout_answers_at_once_with_the_span_reader(

@@ -21,13 +21,11 @@ def test_an_unsure_reading_cites_its_sentence_and_hides_the_phrase(real_qa: QA) 
     """The model reads "Sediq Seddiqi" but puts under half its probability on the first letter
     (Ashraf Ghani is named too): the phrase is found word for word, and only the sentence shown."""
     question = "Who tweeted about the decree for the Afghan president?"
-    answerer = real_qa.answerer
-    draft = answerer._draft(question, None, "hybrid", None, None)
-    reading = answerer.lm.read(question, [(s.sentence, s.score) for s in draft.scored])
-    [span] = reading.spans
-    assert span.candidate.text == "Sediq Seddiqi" and span.confidence < answerer.min_short
-    assert span.candidate.text in real_qa.index.sentence_text(span.sentence)
     answer = real_qa.answer(question)
+    trace = answer.trace
+    assert answer.reader == "lm" and trace.phrase == "Sediq Seddiqi"
+    assert trace.confidence < real_qa.config.min_short
+    assert any("Sediq Seddiqi" in p.text for p in trace.given)
     assert answer.answered and answer.short is None and "Sediq Seddiqi" in answer.citations[0].text
 
 

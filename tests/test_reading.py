@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from qa.reading import coverage
-from qa.reading.candidates import normalise, sentence_candidates, trim, without_question_words
-from qa.reading.question import ask, focus
+from qa.answering import coverage
+from qa.question.parse import ask, focus
+from qa.readers.base import normalise
+from qa.readers.spans.candidates import sentence_candidates, trim, without_question_words
 
 
 @pytest.mark.parametrize(("question", "kind"), [
@@ -110,7 +111,7 @@ def test_subject_questions_name_their_verb() -> None:
 
 
 def test_manner_and_reason_questions_get_no_span() -> None:
-    from qa.reading.reader import SpanReader as Reader
+    from qa.readers.spans.reader import SpanReader as Reader
 
     reader = Reader(index=None)  # type: ignore[arg-type]  # read() must not touch the index
     assert reader.read(ask("How did Shaheen get in touch with Reuters?"), [(0, 1.0)]).spans == ()
@@ -149,21 +150,21 @@ def test_a_leading_lower_case_modifier_is_optional() -> None:
 
 
 def test_confidence_grows_with_the_lead_over_the_runner_up() -> None:
-    from qa.reading.candidates import Candidate
-    from qa.reading.reader import Calibration, Reading
+    from qa.readers.base import Candidate
+    from qa.readers.spans.ranker import SpanCalibration, reading_of
 
     def found(*keys: str) -> list:
         return [(0, Candidate(0, 1, "PERSON", "", (0, 1), k, k, frozenset(), True)) for k in keys]
 
     import numpy as np
 
-    calibration = Calibration(2.7, 3.3, -2.2)
-    alone = Reading.of(found("a", "b"), np.array([0.7, 0.1]), calibration)
-    close = Reading.of(found("a", "b"), np.array([0.7, 0.65]), calibration)
+    calibration = SpanCalibration(2.7, 3.3, -2.2)
+    alone = reading_of(found("a", "b"), np.array([0.7, 0.1]), calibration)
+    close = reading_of(found("a", "b"), np.array([0.7, 0.65]), calibration)
     assert alone.best.p == close.best.p == 0.7
     assert alone.best.confidence > 0.5 > close.best.confidence
     # A span repeated in several sentences counts once; the others trail the best.
-    repeated = Reading.of(found("a", "a", "b"), np.array([0.7, 0.69, 0.1]), calibration)
+    repeated = reading_of(found("a", "a", "b"), np.array([0.7, 0.69, 0.1]), calibration)
     assert [s.candidate.key for s in repeated.spans] == ["a", "b"]
     assert repeated.best.confidence == alone.best.confidence
     assert repeated.spans[1].confidence < repeated.best.confidence

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import re
 import secrets
@@ -11,11 +12,14 @@ import threading
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from qa.articles.load import ARTICLE_SUFFIXES, Article, articles_from_bytes
 from qa.config import Config
 from qa.errors import ArticleError
 from qa.files import file_lock
+
+log = logging.getLogger(__name__)
 
 MAX_UPLOAD_BYTES = 1_000_000
 MAX_NAME_CHARS = 100
@@ -169,3 +173,38 @@ def clean_staged(folder: Path) -> None:
     if folder.is_dir():
         for path in folder.glob(f".*{STAGED}"):
             path.unlink(missing_ok=True)
+
+
+class Built(Protocol):
+    """What a build reports: here, how many chunks it embedded."""
+
+    embedded_chunks: int
+
+
+B = TypeVar("B", bound=Built)
+
+
+def add_file(lock: FolderLock, folder: Path, limit: int, name: str, data: bytes,
+             load: Callable[[], list[Article]], build: Callable[[list[Article], Callable[[], None]], B],
+             progress: Callable[[float, str], None] | None = None) -> B:
+    """Index an uploaded file's articles with ``build``, then publish it under its safe name in folder."""
+    # The index is built with the upload before the file appears in the folder, so a crash mid-build
+    # leaves both as they were; the file is published the moment the index is on disk, not after
+    # it is loaded, so only a crash while it is linked in can split them. Uploads take turns.
+    filename = safe_name(name)
+    new = check_upload(filename, data)
+    target = folder / filename
+    with lock:
+        clean_staged(folder)
+        refuse_existing(target)
+        articles = room_for(folder, filename, new, limit, load)
+        staged = stage(folder, data)
+        if progress is not None:
+            progress(0.2, f"indexing {len(new)} new article(s)")
+        try:
+            report = build([*articles, *new], lambda: publish(staged, target))
+        finally:
+            staged.unlink(missing_ok=True)  # already gone once published
+        log.info("%s added (%d bytes, %d articles, %d chunks embedded)", filename, len(data), len(new),
+                 report.embedded_chunks)
+        return report

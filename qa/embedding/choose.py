@@ -9,6 +9,7 @@ from qa.config import Config
 from qa.embedding.base import Embedder
 from qa.embedding.export import export_path, float_path
 from qa.embedding.onnx_runtime import OnnxEmbedder, onnx_available
+from qa.embedding.pooling import can_pool
 from qa.embedding.transformer import SentenceTransformerEmbedder, get_embedder
 
 
@@ -33,3 +34,13 @@ def query_embedder(config: Config, meta: dict) -> Embedder | None:
             and meta["embedder"] in {SentenceTransformerEmbedder.__name__, OnnxEmbedder.__name__}):
         return OnnxEmbedder(meta["model"], config.onnx_threads, export_path(config.cache_dir))
     return None
+
+
+def identity(config: Config, embedder: Embedder | None, own: bool) -> tuple[str, str, bool]:
+    """(model name, embedder class, token-pooled sentence vectors) an index must have been built
+    with, known without loading the model: the caller's embedder, else ours."""
+    if not own and embedder is not None:
+        return embedder.name, type(embedder).__name__, can_pool(embedder)
+    onnx = isinstance(embedder, OnnxEmbedder) if embedder is not None else float_export(config) is not None
+    cls = OnnxEmbedder if onnx else SentenceTransformerEmbedder
+    return config.model, cls.__name__, can_pool(cls)

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from qa.answering.cite import citation
 from qa.index.load import Index
 from qa.passage import Passage
-from qa.reading.cite import citation
 from qa.text.sentences import split_sentences
 from qa.text.words import STOPWORDS, tokenize
 

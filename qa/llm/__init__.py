@@ -1,6 +1,7 @@
-"""The reading language model: its file, assembled once per machine from pinned PyPI parts, and
-the in-process llama.cpp runtime that runs it.
+"""The language models: the reader's file, assembled once per machine from pinned PyPI parts, the
+runtimes that run a model, and the fair queue in front of it.
 
-In: settings (which GGUF, threads, GPU layers). Out: a Runtime whose ``complete`` returns the
-text and the log-probability of each token it wrote.
+``base.py`` is the Runtime protocol; ``llama.py`` runs llama.cpp in process (xllamacpp),
+``openai_compat.py`` a model behind an OpenAI-compatible server, ``runtimes.py`` picks one from the
+settings; ``queue.py`` takes jobs in turn across users; ``model_file.py`` joins the packaged GGUF.
 """

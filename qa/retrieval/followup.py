@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from qa.passage import Passage
 from qa.text.words import tokenize
 
 _PERSON = re.compile(r"\b(he|she|him|her|his|hers)\b", re.IGNORECASE)
@@ -66,3 +67,19 @@ def resolve(question: str, history: Sequence[object] | None) -> str:
 def _possessive(pronoun: str, name: str) -> str:
     """The name in the pronoun's grammatical role ("his" -> "Shaheen's")."""
     return f"{name}'s" if pronoun.lower() in {"his", "hers"} else name
+
+
+def earlier_turn(question: str, history: Sequence[object] | None) -> tuple[str, str] | None:
+    """The last turn as (question, its short answer or first sentence), for a follow-up to read."""
+    if not history or not needs_context(question):
+        return None
+    last = history[-1]
+    try:
+        previous, answer = last  # type: ignore[misc]
+    except (TypeError, ValueError):
+        return None
+    if not getattr(answer, "answered", False):
+        return None
+    said = getattr(answer, "short", None) or (getattr(answer, "citations", None) or [None])[0]
+    said = said.text if isinstance(said, Passage) else said
+    return (str(previous), " ".join(str(said).split())[:300]) if said else None

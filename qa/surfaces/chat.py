@@ -84,7 +84,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
             else:
                 # The cited sentences show at once; the reader's short answer follows.
                 for reply in get().stream(question, history=history, user=_client(request), **dates):
-                    if reply.reading:
+                    if reply.provisional:
                         yield chat_html(get(), turns, pending=question, draft=reply), "", turns
         except (qa.QAError, ValueError, RateLimited) as exc:
             reply = str(exc)
@@ -145,7 +145,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
             for n, previous in enumerate(earlier, 1):
                 previous = previous[:config.max_question_chars]
                 # Only the last turn is read by the language model: a follow-up leans on it alone.
-                reader = None if n == len(earlier) else "spans"
+                reader = None if n == len(earlier) else qa.ReaderName.SPANS
                 turns.append((previous, get().answer(previous, history=turns, user=_client(request),
                                                      reader=reader)))
             return get().answer(question[:config.max_question_chars], history=turns,
@@ -181,8 +181,8 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                                        max_length=10, scale=1)
                 writer = f"the model at {llm_url}" if llm_url else "the reader's language model"
                 use_llm = gr.Checkbox(False, label=f"Write the answer with {writer}; every sentence is "
-                                      "verified against its citations",
-                                      visible=bool(llm_url) or config.reader == "lm", elem_id="qa-llm")
+                                      "verified against its citations", elem_id="qa-llm",
+                                      visible=bool(llm_url) or config.reader == qa.ReaderName.LM)
                 with gr.Row():
                     examples = [gr.Button(q, size="sm", elem_classes="qa-example") for q in EXAMPLES]
                     new_chat = gr.Button("New chat", size="sm", elem_id="qa-new-chat")

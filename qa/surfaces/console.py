@@ -10,6 +10,7 @@ import re
 import click
 
 from qa.answer import Answer
+from qa.config import ReaderName
 from qa.errors import QAError
 from qa.passage import Passage, shown_date
 
@@ -66,7 +67,7 @@ def print_answer(result: Answer, streamed: str = "") -> None:
         span = result.short_span
         where = f" ({span.source} {span.start}-{span.end}, p={span.score:.2f})" if span else ""
         who = (f"; read by {result.model or 'the language model'} in {result.timings['read_ms'] / 1000:.1f} s"
-               if result.reader == "lm" and "read_ms" in result.timings else "")
+               if result.reader == ReaderName.LM and "read_ms" in result.timings else "")
         click.echo(f"\nShort answer: {result.short}{where}{who}")
     shown = result.citations if result.answered else result.passages[:3]
     if shown:

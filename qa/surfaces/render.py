@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 import qa
 from qa.articles.load import Article
+from qa.config import ReaderName
 from qa.passage import shown_date
 
 CONTEXT_CHARS = 220
@@ -171,9 +172,9 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     """The answer bubble: text with [n] markers, bold short answer, timing line and sources."""
     llm = answer.timings.get("llm_ms")
     model = f" · local model {_ms(llm)}" if llm is not None else ""
-    read = answer.timings.get("read_ms")
-    reader = (f" · read by the language model {_ms(read)}" if answer.reader == "lm" and read is not None
-              else " · short answer by the span reader" if answer.reader == "spans" and answer.short else "")
+    read, spans = answer.timings.get("read_ms"), answer.reader == ReaderName.SPANS
+    reader = (f" · read by the language model {_ms(read)}" if not spans and read is not None
+              else " · short answer by the span reader" if spans and answer.short else "")
     dropped = f" · {len(answer.dropped)} generated sentence(s) dropped" if answer.dropped else ""
     timing = (f'<div class="qa-timing">retrieval {_ms(answer.timings.get("retrieve_ms", 0.0))} · '
               f'answer {_ms(answer.timings.get("answer_ms", 0.0))}{reader}{model}{dropped}</div>')
@@ -190,7 +191,7 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     body = re.sub(r"&#91;(\d+)&#93;", r'<span class="qa-cite">[\1]</span>', body)
     short = f'<p class="qa-short">Short answer: <strong>{_esc(answer.short)}</strong></p>' \
         if answer.short else ""
-    if answer.reading:
+    if answer.provisional:
         wait = (f"In line for the language model: {answer.ahead} question{'s' * (answer.ahead > 1)} "
                 "ahead of yours…" if answer.ahead else "Reading the sentences for the short answer…")
         short = f'<p class="qa-reading">{wait}</p>'
@@ -199,7 +200,7 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     sources = "".join(_source_html(engine, n, c, short=answer.short_span)
                       for n, c in enumerate(answer.citations, 1))
     kind = "qa-answered qa-generated" if answer.method == "llm" else "qa-answered"
-    kind += " qa-still-reading" if answer.reading else ""
+    kind += " qa-still-reading" if answer.provisional else ""
     return (f'<div class="qa-a {kind}">{short}<div>{body}</div>{timing}'
             f'<div class="qa-sources"><div class="qa-src-title">Sources</div>{sources}</div></div>')
 

@@ -1,8 +1,9 @@
-"""The line for the language model: questions read a few at a time, taken in turn across users."""
+"""The fair queue for the language model: jobs run a few at a time, taken in turn across users."""
 
 from __future__ import annotations
 
 import atexit
+import contextvars
 import statistics
 import threading
 import time
@@ -12,17 +13,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from qa.llm.runtime import RuntimeFailed
+from qa.llm.base import RuntimeFailed
 
 T = TypeVar("T")
 PACE_READINGS = 8  # the pace is the median of the last readings; fewer than 3 say nothing yet
 
 
+# The job this thread runs for the queue: a runtime stops writing once it is given up.
+_running: contextvars.ContextVar[Ticket | None] = contextvars.ContextVar("qa_queued_job", default=None)
+
+
 class TimedOut(RuntimeFailed):
-    """The question waited in line, or was read, for longer than its deadline."""
+    """The question waited in the queue, or was read, for longer than its deadline."""
 
 
-class LineTooLong(TimedOut):
+class QueueTooLong(TimedOut):
     """The readings ahead of the question, at the pace of the last ones, end past its deadline."""
 
     def __init__(self, ahead: int, wait: float) -> None:
@@ -30,12 +35,18 @@ class LineTooLong(TimedOut):
         self.ahead = ahead
 
 
+def current_stop() -> Callable[[], bool] | None:
+    """For a runtime called inside a queued job: a function that is true once the job is given up."""
+    ticket = _running.get()
+    return ticket.expired if ticket is not None else None
+
+
 @dataclass(eq=False)
 class Ticket(Generic[T]):
-    """One question's place in line: where it stands, and its reading once done."""
+    """One question's place in the queue: where it stands, and its reading once done."""
 
     user: str
-    work: Callable[[Callable[[], bool]], T]
+    work: Callable[[], T]
     deadline: float
     clock: Callable[[], float] = time.monotonic
     done: threading.Event = field(default_factory=threading.Event)
@@ -49,8 +60,8 @@ class Ticket(Generic[T]):
         return self.cancelled or self.clock() > self.deadline
 
 
-class Line:
-    """At most ``slots`` readings at once; waiting questions go in turn per user (round robin),
+class FairQueue:
+    """At most ``slots`` jobs on the model at once; waiting ones go in turn per user (round robin),
     so one user's burst does not hold everyone else back."""
 
     def __init__(self, slots: int = 1, clock: Callable[[], float] = time.monotonic) -> None:
@@ -61,10 +72,10 @@ class Line:
         self._readers: set[tuple[threading.Thread, Ticket]] = set()
         self._took: deque[float] = deque(maxlen=PACE_READINGS)  # seconds, readings that finished
         self._lock = threading.Condition()
-        _lines.add(self)
+        _queues.add(self)
 
-    def submit(self, user: str, work: Callable[[Callable[[], bool]], T], timeout: float) -> Ticket[T]:
-        """Queue work (called with a function telling it to stop early); returns its ticket."""
+    def submit(self, user: str, work: Callable[[], T], timeout: float) -> Ticket[T]:
+        """Queue work (a runtime it calls stops early once the ticket is given up); returns its ticket."""
         ticket: Ticket[T] = Ticket(user, work, self.clock() + timeout, self.clock)
         with self._lock:
             self._waiting.setdefault(user, deque()).append(ticket)
@@ -92,13 +103,13 @@ class Line:
 
     def poll(self, ticket: Ticket, seconds: float) -> bool:
         """Wait up to seconds; True once the reading is done. TimedOut past the deadline (a reading
-        under way is told to stop); LineTooLong at once when the line cannot reach the ticket in
+        under way is told to stop); QueueTooLong at once when the queue cannot reach the ticket in
         time, so the question is not held until its deadline only to be answered without it."""
         wait = self.expected_wait(ticket)
         if wait is not None and self.clock() + wait > ticket.deadline:
             ahead = self.ahead(ticket)
             self.cancel(ticket)
-            raise LineTooLong(ahead, wait)
+            raise QueueTooLong(ahead, wait)
         if ticket.done.wait(max(0.0, min(seconds, ticket.deadline - self.clock()))):
             return True
         if self.clock() > ticket.deadline:
@@ -114,14 +125,8 @@ class Line:
             raise TimedOut("the question waited too long for the language model")
         return ticket.result  # type: ignore[return-value]
 
-    def wait(self, ticket: Ticket[T]) -> T:
-        """Block until the reading is done, and return it; TimedOut past the deadline."""
-        while not self.poll(ticket, 0.25):
-            pass
-        return self.result(ticket)
-
     def cancel(self, ticket: Ticket) -> None:
-        """Give the ticket up: taken out of line if it waits, told to stop if it is being read."""
+        """Give the ticket up: taken out of the queue if it waits, told to stop if it is being read."""
         with self._lock:
             ticket.cancelled = True
             queue = self._waiting.get(ticket.user)
@@ -155,8 +160,11 @@ class Line:
 
     def _run(self, ticket: Ticket) -> None:
         began = self.clock()
+        _running.set(ticket)
         try:
-            ticket.result = ticket.work(ticket.expired)
+            ticket.result = ticket.work()
+            if ticket.expired():
+                raise TimedOut("the language model was stopped before it finished reading")
             with self._lock:
                 self._took.append(self.clock() - began)
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
@@ -169,7 +177,7 @@ class Line:
                 self._dispatch()
 
     def close(self, wait: float = 30.0) -> None:
-        """Give up every question in line and tell the readings under way to stop; wait for them
+        """Give up every question in the queue and tell the readings under way to stop; wait for them
         (a thread still inside llama.cpp when the interpreter exits aborts the process)."""
         with self._lock:
             for queue in self._waiting.values():
@@ -184,10 +192,10 @@ class Line:
             thread.join(max(0.0, deadline - time.monotonic()))
 
 
-_lines: weakref.WeakSet[Line] = weakref.WeakSet()
+_queues: weakref.WeakSet[FairQueue] = weakref.WeakSet()
 
 
 @atexit.register
-def _close_lines() -> None:
-    for line in list(_lines):
-        line.close()
+def _close_queues() -> None:
+    for queue in list(_queues):
+        queue.close()

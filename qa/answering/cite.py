@@ -4,10 +4,11 @@ answer's sentence first."""
 from __future__ import annotations
 
 from qa.answer import contains_span
+from qa.answering.policy import AnswerPolicy
+from qa.answering.scoring import Scored
 from qa.index.load import Index
 from qa.passage import Passage
-from qa.reading.reader import Reading
-from qa.reading.scoring import Scored
+from qa.readers.base import Reading
 
 
 def citation(index: Index, sentence: int, score: float = 0.0) -> Passage:
@@ -32,13 +33,13 @@ def lead_with_short(index: Index, scored: list[Scored], reading: Reading, min_sh
     return [lead, *rest], span
 
 
-def group_facts(index: Index, scored: list[Scored], max_facts: int) -> list[list[Scored]]:
+def group_facts(index: Index, scored: list[Scored], policy: AnswerPolicy) -> list[list[Scored]]:
     """Group the best sentences into facts: one sentence per fact, cited from each article."""
     best = scored[0]
     facts: list[list[Scored]] = [[best]]
     vectors = index.sent_vectors
-    for item in scored[1:12]:
-        if item.score < 0.8 * best.score:
+    for item in scored[1:policy.fact_window]:
+        if item.score < policy.near * best.score:
             break
         source = index.sent_sources[item.sentence]
         for group in facts:
@@ -47,13 +48,14 @@ def group_facts(index: Index, scored: list[Scored], max_facts: int) -> list[list
                 # A typed fact (a number, name, date) is the same when its span recurs.
                 same = contains_span(index.sentence_text(item.sentence), lead.short)
             else:
-                same = float(vectors[item.sentence] @ vectors[lead.sentence]) >= 0.85
+                same = float(vectors[item.sentence] @ vectors[lead.sentence]) >= policy.same_fact
             if same:
                 if source not in {index.sent_sources[g.sentence] for g in group}:
                     group.append(item)
                 break
         else:
-            if best.short is None and len(facts) < max_facts and item.score >= 0.9 * best.score:
+            if (best.short is None and len(facts) < policy.max_facts
+                    and item.score >= policy.second_fact * best.score):
                 facts.append([item])
     return facts
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
+from qa.readers.base import Candidate, normalise
 from qa.text.nlp import NOUN_CHUNK, Span
 from qa.text.words import STOPWORDS, tokenize
 
@@ -25,23 +26,6 @@ _AMOUNT = (r"((?:(?:about|around|roughly|nearly|almost|over|some|from)\s+)?"
 _CORE = re.compile(r"(?:[$€£]\s?)?\d[\d,.]*\d?(?:\s?%|\s+(?:thousand|million|billion|trillion|percent)\b)?")
 _JOIN = re.compile(r"\s*(?:,|,?\s+and|&)\s+(?:the\s+)?")
 _RANGE = re.compile(_AMOUNT + r"\s+(?:to|and|-|–)\s+" + _AMOUNT)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One span of one sentence that could answer a question, in article offsets."""
-
-    start: int
-    end: int
-    label: str
-    role: str  # the head word's dependency label ("nsubj^": subject of the main verb)
-    clause: tuple[int, int]  # the clause it belongs to, in sentence offsets
-    text: str
-    key: str  # normalised text: candidates with the same key state the same thing
-    terms: frozenset[str]
-    proper: bool  # opens with a capital letter or a digit
-    # The span's words as (start, end in the sentence, stems, lower case), for trimming.
-    words: tuple[tuple[int, int, frozenset[str], bool], ...] = ()
 
 
 def _said(word: tuple[int, int, frozenset[str], bool], terms: frozenset[str]) -> bool:
@@ -71,14 +55,6 @@ def without_question_words(c: Candidate, text: str, offset: int, terms: frozense
         return c
     return replace(c, start=offset + a, end=offset + b, text=span, key=normalise(span),
                    terms=frozenset(tokenize(span)), proper=span[0].isupper() or span[0].isdigit(), words=())
-
-
-def normalise(text: str) -> str:
-    """Lower case, punctuation to spaces, a leading article dropped: the form spans are compared in."""
-    words = re.sub(r"[^\w\s]", " ", text.lower().replace("’s", "").replace("'s", "")).split()
-    if len(words) > 1 and words[0] in {"the", "a", "an"}:
-        words = words[1:]
-    return " ".join(words)
 
 
 def trim(text: str, start: int, end: int) -> tuple[int, int]:

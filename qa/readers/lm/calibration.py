@@ -10,20 +10,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from qa.llm.runtime import Token
+from qa.llm.base import Token
 
 log = logging.getLogger(__name__)
 
-CALIBRATION_FILE = Path(__file__).with_name("lm_calibration.json")
+CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 # What the confidence is fitted on: the phrase's summed, first and weakest token log-probability,
 # and the probability the model gave to declining at its first token.
-FEATURES = ("logprob", "first", "weakest", "declined")
+TOKEN_FEATURES = ("logprob", "first", "weakest", "declined")
 # What the no-answer score is fitted on: that probability, and whether no sentence held the phrase.
 NO_ANSWER_FEATURES = ("declined", "unverified")
 
 
 def features(tokens: Sequence[Token], declined: str) -> tuple[float, ...]:
-    """FEATURES of a reply, from its tokens' log-probabilities and their best alternatives."""
+    """TOKEN_FEATURES of a reply, from its tokens' log-probabilities and their best alternatives."""
     lps = [t.logprob for t in tokens if t.text.strip()] or [-20.0]
     first = tokens[0] if tokens else Token("", -20.0)
     p_declined = sum(math.exp(lp) for text, lp in first.top
@@ -44,7 +44,7 @@ class Logistic:
 
 
 @dataclass(frozen=True)
-class Calibration:
+class LMCalibration:
     """Both scores, fitted out of fold on RealTime QA 2022 by `python -m eval fit-lm`; without a
     fit, the phrase's own probability and the model's probability of declining."""
 
@@ -63,19 +63,20 @@ class Calibration:
 
 
 @lru_cache(maxsize=1)
-def default_calibration() -> Calibration:
+def default_calibration() -> LMCalibration:
     """The shipped calibration, read once per process."""
     return load_calibration()
 
 
-def load_calibration(path: Path = CALIBRATION_FILE) -> Calibration:
+def load_calibration(path: Path = CALIBRATION_FILE) -> LMCalibration:
     """The fitted calibration, or the unfitted one (with a warning) when the file does not match."""
     if not path.is_file():
-        return Calibration()
+        return LMCalibration()
     data = json.loads(path.read_text("utf-8"))
     right, none = data.get("confidence", {}), data.get("no_answer", {})
-    if tuple(right.get("features", ())) != FEATURES or tuple(none.get("features", ())) != NO_ANSWER_FEATURES:
+    if (tuple(right.get("features", ())) != TOKEN_FEATURES
+            or tuple(none.get("features", ())) != NO_ANSWER_FEATURES):
         log.warning("%s was fitted on other features: run `python -m eval fit-lm --write`", path.name)
-        return Calibration()
-    return Calibration(Logistic(tuple(right["weights"]), float(right["bias"])),
+        return LMCalibration()
+    return LMCalibration(Logistic(tuple(right["weights"]), float(right["bias"])),
                        Logistic(tuple(none["weights"]), float(none["bias"])))

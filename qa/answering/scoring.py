@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from qa.index.load import Index
-from qa.reading.question import ask
-from qa.retrieval.retrieve import Retriever
+from qa.question.parse import Asked
 from qa.text.words import tokenize
+
+Embed = Callable[[str], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,11 @@ class Scored:
     short: str | None = None
 
 
-def score_sentences(index: Index, retriever: Retriever, w: Weights, question: str, query: str,
-                    chunk_ids: list[int]) -> list[Scored]:
+WEIGHTS = Weights()
+
+
+def score_sentences(index: Index, embed: Embed, asked: Asked, question: str, query: str,
+                    chunk_ids: list[int], w: Weights = WEIGHTS) -> list[Scored]:
     """Every sentence of the retrieved chunks, scored against the question, best first."""
     rank: dict[int, int] = {}
     for r, chunk_id in enumerate(chunk_ids):
@@ -44,17 +49,17 @@ def score_sentences(index: Index, retriever: Retriever, w: Weights, question: st
     if not ids:
         return []
     vectors = index.sent_vectors[ids]
-    dense = vectors @ retriever.embed_query(query)
+    dense = vectors @ embed(query)
     if query != question:
         # A follow-up may read best alone or best resolved; take the better reading.
-        dense = np.maximum(dense, vectors @ retriever.embed_query(question))
+        dense = np.maximum(dense, vectors @ embed(question))
     own = tokenize(question)
     own_set = set(own)
     extra = [t for t in tokenize(query) if t not in own_set]
     q_terms = own + extra
     idf = {t: index.terms.weight(t) * (w.context if t in extra else 1.0) for t in q_terms}
     total = sum(idf.values()) or 1.0
-    labels = ask(query).labels
+    labels = asked.labels
     scored = []
     for sid, cos in zip(ids, dense, strict=True):
         s_terms, s_set = index.sentence_terms(sid)

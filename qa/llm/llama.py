@@ -1,4 +1,4 @@
-"""The language-model runtime: llama.cpp in this process (xllamacpp), loaded once, shared by threads."""
+"""llama.cpp in this process (xllamacpp): the reader's model loaded once, shared by threads."""
 
 from __future__ import annotations
 
@@ -7,52 +7,13 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from qa.config import Config
-from qa.errors import ModelProblem, QAError, require
-from qa.llm.model_file import model_path
+from qa.errors import ModelProblem, require
+from qa.llm.base import Completion, Messages, Token, raise_for
+from qa.llm.queue import current_stop
 
 log = logging.getLogger(__name__)
-
-Messages = list[dict[str, str]]
-
-
-@dataclass(frozen=True)
-class Token:
-    """One written token: its text, log-probability, and the runtime's best alternatives."""
-
-    text: str
-    logprob: float
-    top: tuple[tuple[str, float], ...] = ()
-
-
-@dataclass(frozen=True)
-class Completion:
-    """What the model wrote, token by token, and what it read to write it."""
-
-    text: str
-    tokens: tuple[Token, ...] = ()
-    prompt_tokens: int = 0
-    cached_tokens: int = 0  # prompt tokens taken from the cache (the fixed instruction)
-    ms: float = 0.0
-
-    @property
-    def completion_tokens(self) -> int:
-        return len(self.tokens)
-
-
-class Runtime(Protocol):
-    """Runs chat messages through a model and returns the reply with its token log-probabilities."""
-
-    name: str
-
-    def complete(self, messages: Messages, max_tokens: int = 16, stop: Sequence[str] = (),
-                 grammar: str | None = None, top_logprobs: int = 0,
-                 on_text: Callable[[str], None] | None = None,
-                 give_up: Callable[[], bool] | None = None) -> Completion: ...
 
 
 class LlamaRuntime:
@@ -89,6 +50,7 @@ class LlamaRuntime:
                  give_up: Callable[[], bool] | None = None) -> Completion:
         """The reply at temperature 0; ``on_text`` hears each piece as it is written, and writing
         stops at the next token once ``give_up()`` is true (the reply is then cut short)."""
+        give_up = give_up or current_stop()
         request: dict[str, object] = {"messages": messages, "max_tokens": max_tokens, "temperature": 0,
                                       "cache_prompt": True, "logprobs": True,
                                       "top_logprobs": max(1, top_logprobs)}
@@ -99,7 +61,7 @@ class LlamaRuntime:
         began = time.perf_counter()
         if on_text is None and give_up is None:
             reply = self._server.handle_chat_completions(request)
-            _raise_for(reply)
+            raise_for(reply)
             choice = reply["choices"][0]
             text = choice["message"].get("content") or ""
             tokens = tuple(_token(t) for t in ((choice.get("logprobs") or {}).get("content") or []))
@@ -135,24 +97,13 @@ class LlamaRuntime:
 
         result = self._server.handle_chat_completions({**request, "stream": True}, chunk)
         for problem in [*errors, result if isinstance(result, dict) else {}]:
-            _raise_for(problem)
+            raise_for(problem)
         return "".join(pieces), tuple(tokens), usage
 
 
 def _token(item: dict) -> Token:
     top = tuple((t.get("token", ""), float(t.get("logprob", -100.0))) for t in item.get("top_logprobs") or [])
     return Token(item.get("token", ""), float(item.get("logprob", -100.0)), top)
-
-
-class RuntimeFailed(Exception):
-    """The runtime refused or failed one request (too long a prompt, an internal error)."""
-
-
-def _raise_for(reply: object) -> None:
-    if isinstance(reply, dict) and "error" in reply:
-        error = reply["error"]
-        message = error.get("message") if isinstance(error, dict) else str(error)
-        raise RuntimeFailed(str(message))
 
 
 _runtimes: dict[tuple, LlamaRuntime] = {}
@@ -166,43 +117,3 @@ def shared_runtime(path: Path, threads: int, gpu_layers: int, slots: int, contex
         if key not in _runtimes:
             _runtimes[key] = LlamaRuntime(path, threads, gpu_layers, slots, context)
         return _runtimes[key]
-
-
-def configured_runtime(config: Config) -> LlamaRuntime:
-    """The runtime for config's reader model and settings, shared in the process."""
-    path = model_path(config.cache_dir, config.reader_model)
-    return shared_runtime(path, config.reader_threads, config.reader_gpu_layers, config.reader_slots, 1024)
-
-
-class LazyRuntime:
-    """A runtime loaded on first use; a problem loading it is raised on each use, logged once."""
-
-    def __init__(self, load: Callable[[], Runtime]) -> None:
-        self._load = load
-        self._runtime: Runtime | None = None
-        self._problem: QAError | None = None
-        self._lock = threading.Lock()
-
-    def get(self) -> Runtime:
-        """The loaded runtime; ModelProblem when it cannot be loaded."""
-        if self._runtime is None:
-            with self._lock:
-                if self._runtime is None and self._problem is None:
-                    try:
-                        self._runtime = self._load()
-                    except QAError as exc:
-                        self._problem = exc
-                        log.warning("%s; the span reader answers meanwhile", exc)
-            if self._runtime is None:
-                raise self._problem  # type: ignore[misc]
-        return self._runtime
-
-    @property
-    def name(self) -> str:
-        return self.get().name
-
-    def complete(self, messages: Messages, max_tokens: int = 16, stop: Sequence[str] = (),
-                 grammar: str | None = None, top_logprobs: int = 0,
-                 on_text: Callable[[str], None] | None = None,
-                 give_up: Callable[[], bool] | None = None) -> Completion:
-        return self.get().complete(messages, max_tokens, stop, grammar, top_logprobs, on_text, give_up)

@@ -5,14 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from qa.answering.policy import AnswerPolicy
 from qa.index.load import Index
 from qa.passage import Passage, human_date
-from qa.reading.reader import Reading, Span
-
-# A rival sentence must score within this share of the best one to count as an answer.
-NEAR = 0.8
-# Without a typed short answer, a rival must say nearly the same thing (sentence vectors' cosine).
-SIMILAR = 0.7
+from qa.readers.base import Reading, Span
 
 
 class Scored(Protocol):
@@ -25,14 +21,13 @@ def _date(index: Index, sentence: int) -> str | None:
     return index.articles[index.sent_sources[sentence]].date
 
 
-def _span(index: Index, reading: Reading, sentence: int, min_short: float) -> Span | None:
-    """The reader's best span in one sentence, when it is confident of it. Its own probability
-    decides: between dated articles a rival value is explained by the dates, not a doubt."""
-    return next((s for s in reading.spans if s.sentence == sentence and s.p >= min_short), None)
+def _span(reading: Reading, sentence: int, min_p: float) -> Span | None:
+    """The reader's best span in one sentence, when its own probability reaches min_p."""
+    return next((s for s in reading.spans if s.sentence == sentence and s.p >= min_p), None)
 
 
 def latest_first(index: Index, scored: Sequence[Scored], facts: list[list[Scored]], reading: Reading,
-                 span: Passage | None, min_short: float, make: type,
+                 span: Passage | None, policy: AnswerPolicy, make: type,
                  ) -> tuple[list[list[Scored]], Passage | None]:
     """The facts, with a dated article that answers differently added, newest first (``make`` builds one)."""
     # The short answer follows the lead: it is taken again from the reader when the lead changed.
@@ -43,16 +38,16 @@ def latest_first(index: Index, scored: Sequence[Scored], facts: list[list[Scored
     newest, lead = max(dates), facts[0][0]
     best = scored[0].score
     vectors = index.sent_vectors
-    rivals = [s for s in scored[1:12]
-              if s.score >= NEAR * best and s.sentence not in cited
+    rivals = [s for s in scored[1:policy.fact_window]
+              if s.score >= policy.near * best and s.sentence not in cited
               and (d := _date(index, s.sentence)) is not None and d != newest
-              and (_span(index, reading, s.sentence, 0.0) is not None if lead.short is not None
-                   else float(vectors[s.sentence] @ vectors[lead.sentence]) >= SIMILAR)]
+              and (_span(reading, s.sentence, 0.0) is not None if lead.short is not None
+                   else float(vectors[s.sentence] @ vectors[lead.sentence]) >= policy.similar_rival)]
     if rivals:
         # A newer answer leads; else the older one follows, so the change over time is told.
         newer = [s for s in rivals if (_date(index, s.sentence) or "") > newest]
         rival = max(newer or rivals, key=lambda s: (_date(index, s.sentence), s.score))
-        found = _span(index, reading, rival.sentence, min_short)
+        found = _span(reading, rival.sentence, policy.rival_short)
         added = [make(rival.sentence, rival.score, found.candidate.text if found else None)]
         facts = [added, *facts] if newer else [*facts, added]
     leads = {_date(index, g[0].sentence) for g in facts}
@@ -62,7 +57,7 @@ def latest_first(index: Index, scored: Sequence[Scored], facts: list[list[Scored
     first = facts[0][0].sentence
     if span is None or span.source != index.sent_sources[first] or not (
             index.sent_spans[first][0] <= span.start < span.end <= index.sent_spans[first][1]):
-        found = _span(index, reading, first, min_short)
+        found = _span(reading, first, policy.rival_short)
         span = None if found is None else index.passage(
             index.sent_sources[first], found.candidate.text, found.candidate.start, found.candidate.end,
             round(found.p, 4))

@@ -1,0 +1,61 @@
+"""Whether the evidence covers a question: the names it hinges on, and a span of the kind it asks for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from qa.answering.policy import AnswerPolicy
+from qa.index.load import Index
+from qa.question.kinds import STRICT
+from qa.question.parse import Asked
+from qa.text.words import WORD, looks_english
+
+_KIND_WORDS = {"money": "a sum of money", "percent": "a percentage", "count": "a number"}
+NOT_ENGLISH = ("The question does not look like English: the articles and the model are English, "
+               "so ask in English.")
+PREFIX = 4  # "Afghan" covers "Afghanistan", "Iran" covers "Iranian": a shared stem of this many letters
+
+
+@lru_cache(maxsize=1 << 12)
+def _words(text: str) -> frozenset[str]:
+    """Lower-cased words of a passage; numbers without their thousands commas."""
+    return frozenset(w.replace(",", "") if w[0].isdigit() else w for w in WORD.findall(text.lower()))
+
+
+def _covered(hinge: str, words: frozenset[str]) -> bool:
+    hinge = hinge.lower()
+    if hinge in words:
+        return True
+    if hinge[0].isdigit() or len(hinge) < PREFIX:
+        return False
+    return any(w.startswith(hinge) or (len(w) > PREFIX and hinge.startswith(w) and len(hinge) - len(w) <= 5)
+               for w in words if w[:2] == hinge[:2])
+
+
+def missing(asked: Asked, texts: Iterable[str]) -> list[str]:
+    """The names and numbers of the question as typed that none of the texts mention."""
+    words = frozenset().union(*(_words(t) for t in texts))
+    return [h for h in asked.named if not _covered(h, words)]
+
+
+def lacks_kind(asked: Asked, index: Index, sentences: Iterable[int]) -> bool:
+    """True when the question asks for a count, sum or share and no sentence holds one."""
+    if asked.kind not in STRICT:
+        return False
+    return not any(span[2] in asked.labels for sid in sentences for span in index.annotations.of(sid))
+
+
+def refusal(asked: Asked, question: str, evidence: float | None, missed: Sequence[str], lacking: bool,
+            policy: AnswerPolicy) -> str | None:
+    """Why the evidence (None: no sentence) does not answer the question ("" when only its score is
+    too low), or None; ``missed`` and ``lacking`` are what ``missing`` and ``lacks_kind`` found."""
+    if evidence is None or evidence < policy.min_evidence:
+        # The embedder and the articles are English: another language scores low everywhere.
+        return "" if looks_english(question) else NOT_ENGLISH
+    if lacking:
+        return f"No retrieved passage states {_KIND_WORDS[asked.kind]}."
+    if missed and evidence < policy.hinge_evidence:
+        names = " or ".join(f"“{h}”" for h in missed[:3])
+        return f"No retrieved passage mentions {names}."
+    return None

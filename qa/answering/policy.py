@@ -1,0 +1,47 @@
+"""Every threshold an answer is decided by, named once: a frozen policy built from the settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from qa.config import Config
+
+
+@dataclass(frozen=True)
+class AnswerPolicy:
+    """When to refuse, when to show the short answer, and how the cited sentences are grouped."""
+
+    # Passages read per question (QA_K) and the longest question read (QA_MAX_QUESTION_CHARS).
+    k: int = 5
+    max_question_chars: int = 2000
+    # Below this evidence score: "The articles don't cover this." (QA_MIN_EVIDENCE, eval's calibrate).
+    min_evidence: float = 0.42
+    # A question naming something no retrieved passage mentions is refused below this evidence
+    # score (QA_HINGE_EVIDENCE, eval's calibrate).
+    hinge_evidence: float = 0.685
+    # The short answer is shown from this calibrated confidence of the reader in it (QA_MIN_SHORT).
+    min_short: float = 0.4
+    # The language model's no-answer score from which it refuses (QA_READER_DECLINE, eval's fit-lm).
+    decline: float = 0.7
+    # A dated rival's span is shown as its short answer from this probability of the span reader:
+    # its raw probability, not a calibrated doubt, since between dated articles a different value
+    # is explained by the dates.
+    rival_short: float = 0.4
+    # Facts are grouped from the best this many sentences; a sentence scoring under ``near`` times
+    # the best one answers nothing (for grouping and for dated rivals alike).
+    fact_window: int = 12
+    near: float = 0.8
+    # Two sentences state the same fact from this cosine of their vectors; a second fact is told
+    # from ``second_fact`` times the best score, and at most ``max_facts`` are.
+    same_fact: float = 0.85
+    second_fact: float = 0.9
+    max_facts: int = 2
+    # Without a typed short answer, a dated rival must say nearly the same thing as the lead (cosine).
+    similar_rival: float = 0.7
+
+    @classmethod
+    def from_config(cls, config: Config) -> AnswerPolicy:
+        """The policy with the thresholds the settings hold."""
+        return cls(k=config.k, max_question_chars=config.max_question_chars, min_evidence=config.min_evidence,
+                   hinge_evidence=config.hinge_evidence, min_short=config.min_short,
+                   decline=config.reader_decline)

@@ -1,0 +1,71 @@
+"""Which runtime runs a model: llama.cpp in process for the reader's, an OpenAI-compatible server
+for QA_LLM_URL; each loaded on first use."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+from qa.config import Config
+from qa.errors import QAError
+from qa.llm.base import Completion, Messages, Runtime
+from qa.llm.llama import shared_runtime
+from qa.llm.model_file import model_path
+
+log = logging.getLogger(__name__)
+
+CONTEXT_PER_SLOT = 1024  # tokens each sequence the reader's runtime decodes may hold
+
+
+def configured_runtime(config: Config) -> Runtime:
+    """The in-process runtime for config's reader model and settings, shared in the process."""
+    path = model_path(config.cache_dir, config.reader_model)
+    return shared_runtime(path, config.reader_threads, config.reader_gpu_layers, config.reader_slots,
+                          CONTEXT_PER_SLOT)
+
+
+def generation_runtime(config: Config, local: Runtime) -> Runtime:
+    """What writes generative answers: the server at QA_LLM_URL, else the reader's own model."""
+    if not config.llm_url:
+        return local
+    from qa.llm.openai_compat import OpenAIRuntime
+
+    return OpenAIRuntime(config.llm_url, config.llm_model or "default", config.llm_timeout)
+
+
+class LazyRuntime:
+    """A runtime loaded on first use; a problem loading it is raised on each use, logged once."""
+
+    def __init__(self, load: Callable[[], Runtime]) -> None:
+        self._load = load
+        self._runtime: Runtime | None = None
+        self._problem: QAError | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Runtime:
+        """The loaded runtime; ModelProblem when it cannot be loaded."""
+        if self._runtime is None:
+            with self._lock:
+                if self._runtime is None and self._problem is None:
+                    try:
+                        self._runtime = self._load()
+                    except QAError as exc:
+                        self._problem = exc
+                        log.warning("%s; the span reader answers meanwhile", exc)
+            if self._runtime is None:
+                assert self._problem is not None
+                raise self._problem
+        return self._runtime
+
+    @property
+    def name(self) -> str:
+        """The loaded model's name."""
+        return self.get().name
+
+    def complete(self, messages: Messages, max_tokens: int = 16, stop: Sequence[str] = (),
+                 grammar: str | None = None, top_logprobs: int = 0,
+                 on_text: Callable[[str], None] | None = None,
+                 give_up: Callable[[], bool] | None = None) -> Completion:
+        """The loaded runtime's reply."""
+        return self.get().complete(messages, max_tokens, stop, grammar, top_logprobs, on_text, give_up)

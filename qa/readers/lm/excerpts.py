@@ -1,0 +1,59 @@
+"""What the language model reads: the best sentences, each with the one before it, as numbered excerpts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from qa.index.load import Index
+from qa.passage import human_date
+from qa.readers.base import Sentences
+
+MAX_SENTENCE = 600  # characters of one sentence shown to the model
+
+
+@dataclass(frozen=True)
+class Excerpts:
+    """The numbered excerpts a model reads: each a run of consecutive sentences of one article."""
+
+    groups: tuple[tuple[int, ...], ...]  # sentence ids of each excerpt, in article order
+    text: str  # "[n] (date) sentence sentence" lines
+
+    @property
+    def sentences(self) -> list[int]:
+        """Every sentence read, excerpt by excerpt."""
+        return [sid for group in self.groups for sid in group]
+
+
+def excerpts(index: Index, scored: Sentences, sentences: int, budget: int) -> Excerpts:
+    """The best ``sentences`` sentences, each with the sentence before it for context, within
+    ``budget`` characters; consecutive ones of an article read as one excerpt, best first."""
+    chosen: set[int] = set()
+    used = picked = 0
+    for sid, _ in scored:
+        if picked >= sentences:
+            break
+        cost = 0 if sid in chosen else min(len(index.sentence_text(sid)), MAX_SENTENCE)
+        if chosen and used + cost > budget:
+            continue
+        chosen.add(sid)
+        used, picked = used + cost, picked + 1
+        prev = sid - 1
+        if (prev >= 0 and prev not in chosen and index.sent_sources[prev] == index.sent_sources[sid]
+                and used + len(index.sentence_text(prev)) <= budget):
+            chosen.add(prev)
+            used += len(index.sentence_text(prev))
+    rank = {sid: r for r, (sid, _) in enumerate(scored)}
+    groups: list[list[int]] = []
+    for sid in sorted(chosen, key=lambda s: (index.sent_sources[s], int(index.sent_spans[s][0]))):
+        last = groups[-1][-1] if groups else None
+        if last == sid - 1 and index.sent_sources[last] == index.sent_sources[sid]:
+            groups[-1].append(sid)
+        else:
+            groups.append([sid])
+    groups.sort(key=lambda g: min(rank.get(s, len(rank)) for s in g))
+    lines = []
+    for n, group in enumerate(groups, 1):
+        date = human_date(index.articles[index.sent_sources[group[0]]].date)
+        body = " ".join(" ".join(index.sentence_text(s)[:MAX_SENTENCE].split()) for s in group)
+        lines.append(f"[{n}] " + (f"({date}) " if date else "") + body)
+    return Excerpts(tuple(tuple(g) for g in groups), "\n".join(lines))

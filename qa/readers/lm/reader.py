@@ -1,0 +1,98 @@
+"""The language-model reader: a small instruction model reads the best sentences and names the
+answer, which is shown only where it is found word for word in a sentence it read."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+from qa.config import ReaderName
+from qa.index.load import Index
+from qa.llm.base import Completion, Runtime
+from qa.question.parse import Asked
+from qa.readers.base import Candidate, Earlier, Reading, ReadsAtOnce, Sentences, Span, normalise
+from qa.readers.lm.calibration import TOKEN_FEATURES, LMCalibration, default_calibration, features
+from qa.readers.lm.excerpts import Excerpts, excerpts
+from qa.readers.lm.locate import clean, locate_all
+from qa.readers.lm.prompt import Prompt, default_prompt
+from qa.text.words import tokenize
+
+log = logging.getLogger(__name__)
+
+MAX_PHRASE_TOKENS = 24  # a name, a number, a date or a few words
+
+
+class LMReader(ReadsAtOnce):
+    """Reads the best sentences with a language model (qa/llm) for a phrase that answers."""
+
+    name = ReaderName.LM
+
+    def __init__(self, index: Index, runtime: Runtime, sentences: int, budget: int,
+                 prompt: Prompt | None = None, calibration: LMCalibration | None = None) -> None:
+        self.index = index
+        self.runtime = runtime
+        self.sentences = sentences  # how many of the best sentences it reads
+        self.budget = budget  # characters of excerpts (about 250 prompt tokens for 1,100)
+        self.prompt = prompt or default_prompt()
+        self.calibration = calibration if calibration is not None else default_calibration()
+
+    def excerpts(self, scored: Sentences) -> Excerpts:
+        """The numbered excerpts this reader reads for these sentences."""
+        return excerpts(self.index, scored, self.sentences, self.budget)
+
+    def warm(self) -> None:
+        """Load the model and read the fixed instruction into its cache, before the first question."""
+        self.runtime.complete(self.prompt.warm_messages(), max_tokens=1)
+
+    def read(self, asked: Asked, sentences: Sentences, earlier: Earlier | None = None) -> Reading:
+        """The model's phrase as a span of the sentence that holds it, with its confidence; a
+        phrase no sentence holds is never a span. Raises ModelProblem or RuntimeFailed."""
+        given = self.excerpts(sentences)
+        if not given.groups:
+            return Reading.empty(self.name)
+        reply = self.runtime.complete(self.prompt.question_messages(asked, given.text, earlier),
+                                      max_tokens=MAX_PHRASE_TOKENS, stop=["\n"], top_logprobs=10)
+        return self._reading(asked, reply, given, self.runtime.name)
+
+    def _reading(self, asked: Asked, reply: Completion, given: Excerpts, model: str) -> Reading:
+        x = features(reply.tokens, self.prompt.declined)
+        stats = {"prompt_tokens": reply.prompt_tokens, "cached_tokens": reply.cached_tokens,
+                 "output_tokens": reply.completion_tokens, "read_ms": round(reply.ms, 1),
+                 **{name: round(value, 4) for name, value in zip(TOKEN_FEATURES, x, strict=True)}}
+        phrase = clean(reply.text)
+        ids = given.sentences
+        common = {"reader": self.name, "model": model, "stats": stats, "given": tuple(ids)}
+        if not phrase or normalise(phrase).startswith(normalise(self.prompt.declined)):
+            return Reading((), self.calibration.no_answer(x[3], False), declined=True, **common)
+        texts = [self.index.sentence_text(s) for s in ids]
+        found = locate_all(phrase, texts)
+        if not found:
+            log.info("the reader's phrase %r is in no sentence it read: not shown", phrase[:80])
+            return Reading((), self.calibration.no_answer(x[3], True), unverified=phrase, **common)
+        # Of the sentences that hold the phrase, the one that names most of what the question names,
+        # then says most of its words ("Shaheen told AFP" over "speaking with AFP news agency, an
+        # unnamed member" for "which agency did Shaheen speak to?"), then the best excerpt's.
+        said = set(tokenize(phrase))
+        names = [set(tokenize(h)) - said for h in asked.hinges]
+        words_asked = set(tokenize(asked.text)) - said
+
+        def support(f: tuple[int, int, int]) -> tuple[int, int, int]:
+            words = set(tokenize(texts[f[0]]))
+            return sum(bool(n) and n <= words for n in names), len(words_asked & words), -f[0]
+
+        n, a, b = max(found, key=support)
+        sid = ids[n]
+        candidate = self._candidate(sid, a, b)
+        confidence = self.calibration.confidence(x)
+        return Reading((Span(sid, candidate, math.exp(x[0]), confidence),),
+                       self.calibration.no_answer(x[3], False), **common)
+
+    def _candidate(self, sid: int, a: int, b: int) -> Candidate:
+        """The found phrase as a candidate span, labelled like the entity it coincides with."""
+        text = self.index.sentence_text(sid)
+        offset = int(self.index.sent_spans[sid][0])
+        span = text[a:b]
+        label = next((s[2] for s in self.index.annotations.of(sid)
+                      if s[0] == offset + a and s[1] == offset + b), "LM")
+        return Candidate(offset + a, offset + b, label, "", (0, len(text)), span, normalise(span),
+                         frozenset(tokenize(span)), span[:1].isupper() or span[:1].isdigit())
