@@ -12,8 +12,8 @@ import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-from qa import QA, Config  # noqa: E402
-from qa.text.words import tokenize  # noqa: E402
+from qa import QA, Config
+from qa.text.words import tokenize
 
 DATA = Path(__file__).parent / "data"
 SEEDS = Path(__file__).parent.parent / "seeds"
@@ -99,7 +99,7 @@ def model_cache(onnx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(scope="session")
-def real_runtime(onnx_cache: Path):  # noqa: ANN201 - qa.llm.llama.LlamaRuntime
+def real_runtime(onnx_cache: Path):  # qa.llm.llama.LlamaRuntime
     """The reader's real language model, loaded once for the session; every engine over
     ``onnx_cache`` shares it (one runtime per model file in a process)."""
     from qa.llm.runtimes import configured_runtime
@@ -108,7 +108,7 @@ def real_runtime(onnx_cache: Path):  # noqa: ANN201 - qa.llm.llama.LlamaRuntime
 
 
 @pytest.fixture(scope="session")
-def real_qa(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path, real_runtime) -> QA:  # noqa: ANN001
+def real_qa(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path, real_runtime) -> QA:
     """The real packaged models over a copy of the real seeds, in a private index folder, built
     with the ONNX exports of ``onnx_cache`` (the CLI tests over it ask for ``model_cache``)."""
     root = tmp_path_factory.mktemp("real")

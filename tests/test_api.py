@@ -43,7 +43,7 @@ def test_the_readme_python_block_runs_as_written(default_engine: Path) -> None:
     out = io.StringIO()
     scope: dict[str, object] = {}
     with contextlib.redirect_stdout(out):
-        exec(compile(readme_python(), "README.md", "exec"), scope)  # noqa: S102 - the README's own code
+        exec(compile(readme_python(), "README.md", "exec"), scope)  # the README's own code
     passages, answer, follow = scope["passages"], scope["answer"], scope["follow"]
     assert scope["recent"] and {p.date for p in scope["recent"]} == {"2020-03-11"}  # type: ignore[attr-defined]
     engine = qa.default_qa()

@@ -346,7 +346,7 @@ def test_ask_api_follows_only_the_last_10_history_questions(fake_qa: qa.QA,
         ask_api("Who?", [{"question": "not text"}])
 
 
-def test_reply_cites_first_then_shows_the_readers_short_answer(tiny_config: qa.Config, fake_embedder) -> None:  # noqa: ANN001
+def test_reply_cites_first_then_shows_the_readers_short_answer(tiny_config: qa.Config, fake_embedder) -> None:
     from fake_runtime import FakeRuntime
 
     engine = qa.QA(tiny_config.replace(reader="lm"), embedder=fake_embedder, runtime=FakeRuntime("40,000"))

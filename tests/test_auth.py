@@ -71,7 +71,7 @@ def test_make_auth_checks_both_sources(tmp_path: Path) -> None:
     assert not check("alice", "pw-carol") and not check("carol", "pw-alice") and not check("eve", "x")
 
 
-def test_every_check_costs_one_scrypt_whoever_the_user(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001
+def test_every_check_costs_one_scrypt_whoever_the_user(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     """Plain passwords are hashed at start-up: a known name and an unknown one cost the same."""
     users = tmp_path / "users.txt"
     users.write_text(f"carol:{hash_password('pw-carol')}\n")

@@ -23,11 +23,11 @@ import pytest
 
 pytest.importorskip("ray", reason="the cluster extra is not installed: pip install -e '.[cluster]'")
 
-from qa import QA, Config  # noqa: E402
-from qa.articles.load import load_articles  # noqa: E402
-from qa.cluster.local import LocalCluster, free_port  # noqa: E402
-from qa.cluster.shards import shard_vectors  # noqa: E402
-from qa.index.load import load_index  # noqa: E402
+from qa import QA, Config
+from qa.articles.load import load_articles
+from qa.cluster.local import LocalCluster, free_port
+from qa.cluster.shards import shard_vectors
+from qa.index.load import load_index
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,8 +25,8 @@ import pytest
 
 pytest.importorskip("ray", reason="the cluster extra is not installed: pip install -e '.[cluster]'")
 
-from qa.cluster.local import LocalCluster, free_port  # noqa: E402
-from qa.index.load import load_index  # noqa: E402
+from qa.cluster.local import LocalCluster, free_port
+from qa.index.load import load_index
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ import pytest
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
-from qa.cluster.corpus import _bad_line, corpus_from_rows, prepare_rows  # noqa: E402
-from qa.errors import ArticleError  # noqa: E402
+from qa.cluster.corpus import _bad_line, corpus_from_rows, prepare_rows
+from qa.errors import ArticleError
 
 
 def _rows(records: list[dict]) -> list[dict]:
@@ -71,7 +71,7 @@ def _index_of(folder: Path, articles: list[str], corpus: Path | None) -> Path:
     return folder
 
 
-def test_another_corpus_replaces_an_index_only_when_asked(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_another_corpus_replaces_an_index_only_when_asked(tmp_path: Path, monkeypatch) -> None:
     from qa.articles.load import Article
     from qa.cluster.corpus import Corpus
     from qa.cluster.replace import refuse_replacing

@@ -118,7 +118,7 @@ def test_report_publish_rewrites_the_figures_the_docs_quote(tmp_path: Path, monk
 
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_RTQA, reason="no RealTime QA data")
-def test_rtqa_two_questions(tmp_path: Path, real_qa, model_cache: Path) -> None:  # noqa: ANN001
+def test_rtqa_two_questions(tmp_path: Path, real_qa, model_cache: Path) -> None:
     questions = rtqa.load(limit=2)
     assert len(questions) == 2 and all(q["gold"] in q["choices"] for q in questions)
     # Two short articles each keep the test fast; the full articles are for `python -m eval`.
@@ -144,7 +144,7 @@ def test_rtqa_two_questions(tmp_path: Path, real_qa, model_cache: Path) -> None:
     assert embedder.misses == before
 
 
-def test_missing_benchmark_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # noqa: ANN001
+def test_missing_benchmark_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.setenv("QA_RTQA_DIR", str(tmp_path / "nowhere"))
     monkeypatch.setenv("QA_EVAL_OUT", str(tmp_path / "runs"))
     assert main(["realtimeqa"]) == 2
@@ -199,14 +199,14 @@ def test_chooser_learns_which_feature_decides(tmp_path: Path) -> None:
     ("Which agency reported Shaheen's phone remarks?", ["AFP", "BBC", "Reuters", "Al Jazeera"], 2),
     ("How many Taliban prisoners will be released each day?", ["500", "100", "1,500", "5,000"], 1),
 ])
-def test_multiple_choice_over_the_seeds(real_qa, question: str, options: list[str],  # noqa: ANN001
+def test_multiple_choice_over_the_seeds(real_qa, question: str, options: list[str],
                                         right: int) -> None:
     passages = [p.text for p in real_qa.retrieve(question, k=5)]
     assert rtqa.choose(real_qa, question, options, passages) == right
 
 
 def test_a_failing_bench_step_shows_its_cause_and_leaves_no_scratch_folder(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # noqa: ANN001
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     import sys
     import tempfile
 

@@ -91,7 +91,7 @@ def test_a_word_file_without_core_properties_is_titled_from_its_text(tmp_path: P
 
 
 @pytest.mark.parametrize("make", [files.rss, files.atom])
-def test_a_feed_gives_one_article_per_entry(tmp_path: Path, make) -> None:  # noqa: ANN001
+def test_a_feed_gives_one_article_per_entry(tmp_path: Path, make) -> None:
     path = make(tmp_path)
     articles = one(path)
     assert [a.source for a in articles] == [f"{path.name}#{n}" for n in (1, 2, 3)]
@@ -177,7 +177,7 @@ def test_offsets_are_exact_for_every_format(fake_qa: qa.QA, tmp_path: Path) -> N
     assert fake_qa.retrieve("ceasefire extended", k=1)[0].url == "https://example.org/news/3"
 
 
-def test_a_rebuild_does_not_extract_unchanged_files_again(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_a_rebuild_does_not_extract_unchanged_files_again(tmp_path: Path, monkeypatch) -> None:
     seeds, cache = tmp_path / "seeds", tmp_path / "index" / "extracted"
     seeds.mkdir()
     files.page(seeds)

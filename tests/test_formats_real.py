@@ -63,7 +63,7 @@ def test_a_page_and_its_printed_pdf_cite_the_same_sentence(real_qa: qa.QA, tmp_p
     assert cited[".pdf"] == cited[".html"]
 
 
-def _cli(engine: qa.QA, *args: str):  # noqa: ANN202
+def _cli(engine: qa.QA, *args: str):
     cfg = engine.config
     return CliRunner().invoke(main, ["--seeds", str(cfg.seeds_dir), "--index", str(cfg.index_dir), *args])
 

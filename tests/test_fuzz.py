@@ -47,7 +47,7 @@ def questions(chars: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     return st.one_of(st.text(chars, max_size=200), repeated, topical, *rare)
 
 
-def _exact(index, passages: list) -> None:  # noqa: ANN001 - qa.index.Index
+def _exact(index, passages: list) -> None:  # qa.index.Index
     for p in passages:
         source, start, end, text = (p["source"], p["start"], p["end"], p["text"]) if isinstance(p, dict) \
             else (p.source, p.start, p.end, p.text)
@@ -102,7 +102,7 @@ def test_any_question_through_the_api(api: tuple, question: str, history: list[s
     client, engine = api
     try:
         answer = client.predict(question, history, api_name="/ask")
-    except Exception as exc:  # noqa: BLE001 - gradio_client's AppError carries our message
+    except Exception as exc:  # gradio_client's AppError carries our message
         _one_line(str(exc))
         assert "Traceback" not in str(exc) and type(exc).__name__ == "AppError", repr(exc)
         return

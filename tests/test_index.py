@@ -60,7 +60,7 @@ def test_corrupt_file_is_refused_with_the_fix(fake_qa: QA) -> None:
         load_index(fake_qa.config.index_dir)
 
 
-def test_engine_rebuilds_a_corrupt_index(fake_qa: QA, fake_embedder, caplog) -> None:  # noqa: ANN001
+def test_engine_rebuilds_a_corrupt_index(fake_qa: QA, fake_embedder, caplog) -> None:
     fake_qa.build()
     (current_path(fake_qa.config.index_dir) / "sentences.json").write_text("{not json")
     engine = QA(fake_qa.config, embedder=fake_embedder)

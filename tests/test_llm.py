@@ -205,7 +205,7 @@ def test_cli_llm_writes_with_the_readers_model_without_a_url(llm_qa: qa.QA,
 _ORIGINAL_INIT = qa.QA.__init__
 
 
-def _reusing(engine: qa.QA, runtime: object = None):  # noqa: ANN202
+def _reusing(engine: qa.QA, runtime: object = None):
     """A QA.__init__ that shares the test engine's fake embedder (the CLI builds its own QA)."""
     original = _ORIGINAL_INIT
 

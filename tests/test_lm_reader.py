@@ -24,7 +24,7 @@ def _engine(config: Config, fake_embedder: object, runtime: object) -> QA:
     return QA(config.replace(reader="lm"), embedder=fake_embedder, runtime=runtime)  # type: ignore[arg-type]
 
 
-def _exact(engine: QA, passage) -> None:  # noqa: ANN001
+def _exact(engine: QA, passage) -> None:
     assert engine.index.articles[passage.source].text[passage.start:passage.end] == passage.text
 
 

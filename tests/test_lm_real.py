@@ -9,7 +9,7 @@ from qa import QA
 pytestmark = pytest.mark.slow
 
 
-def _short_is_exact(engine: QA, answer) -> None:  # noqa: ANN001
+def _short_is_exact(engine: QA, answer) -> None:
     span = answer.short_span
     assert span is not None and span.text == answer.short
     assert engine.index.articles[span.source].text[span.start:span.end] == span.text

@@ -17,7 +17,7 @@ class Gate:
         self.release: dict[str, threading.Event] = {}
         self.lock = threading.Lock()
 
-    def work(self, name: str):  # noqa: ANN201
+    def work(self, name: str):
         self.release[name] = threading.Event()
 
         def run() -> str:
@@ -32,7 +32,7 @@ class Gate:
         return run
 
 
-def wait(queue: FairQueue, ticket):  # noqa: ANN001, ANN201
+def wait(queue: FairQueue, ticket):
     """Block until the job is done and return its result."""
     while not queue.poll(ticket, 0.25):
         pass

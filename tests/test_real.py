@@ -114,14 +114,14 @@ def test_corrupted_real_index_is_rebuilt(real_qa: QA, tmp_path) -> None:
     assert "100" in fresh.answer("How many Taliban prisoners will be released each day?").text
 
 
-def _cli(real_qa: QA, *args: str, input: str | None = None):  # noqa: A002 - CliRunner's name
+def _cli(real_qa: QA, *args: str, input: str | None = None):  # CliRunner's name
     """The CLI over real_qa's folders (its tests ask for model_cache, so it finds the same exports)."""
     cfg: Config = real_qa.config
     return CliRunner().invoke(
         main, ["--seeds", str(cfg.seeds_dir), "--index", str(cfg.index_dir), *args], input=input)
 
 
-def test_cli_ask_json(real_qa: QA, model_cache) -> None:  # noqa: ANN001 - conftest fixture
+def test_cli_ask_json(real_qa: QA, model_cache) -> None:  # conftest fixture
     result = _cli(real_qa, "ask", "How many Taliban prisoners will be released every day?", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -131,7 +131,7 @@ def test_cli_ask_json(real_qa: QA, model_cache) -> None:  # noqa: ANN001 - conft
     assert "100" in cited["text"]
 
 
-def test_cli_search_build_and_errors(real_qa: QA, model_cache) -> None:  # noqa: ANN001
+def test_cli_search_build_and_errors(real_qa: QA, model_cache) -> None:
     result = _cli(real_qa, "search", "Suhail Shaheen Reuters", "-k", "2", "--json")
     assert result.exit_code == 0
     assert len(json.loads(result.output)) == 2
@@ -142,7 +142,7 @@ def test_cli_search_build_and_errors(real_qa: QA, model_cache) -> None:  # noqa:
     assert plain.exit_code == 0 and "don't cover" in plain.output
 
 
-def test_cli_chat_follow_up(real_qa: QA, model_cache) -> None:  # noqa: ANN001 - conftest fixture
+def test_cli_chat_follow_up(real_qa: QA, model_cache) -> None:  # conftest fixture
     def chat(*questions: str) -> list[str]:
         """The chat's reply to each question (its output between the prompts)."""
         result = _cli(real_qa, "chat", input="".join(f"{q}\n" for q in questions) + "\n")

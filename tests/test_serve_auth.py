@@ -18,7 +18,7 @@ TOKEN = "s3cret-token-" + "x" * 40
 class _Engine:
     """Just enough engine for /health."""
 
-    class index:  # noqa: N801 - stands in for an Index
+    class index:  # stands in for an Index
         path = type("P", (), {"name": "v-1"})()
         chunks = [1, 2]
 
@@ -76,7 +76,7 @@ def test_deeply_nested_json_is_a_400() -> None:
         assert refused.value.status == 400
 
 
-def test_a_public_host_needs_a_token(tmp_path) -> None:  # noqa: ANN001
+def test_a_public_host_needs_a_token(tmp_path) -> None:
     with pytest.raises(qa.QAError, match="QA_SERVE_TOKEN"):
         serve.start_service(qa.Config(index_dir=tmp_path), "auto", 1, "0.0.0.0", 8000)
     args = ["--index", str(tmp_path), "serve", "--ray", "auto", "--host", "10.1.2.3"]

@@ -94,13 +94,13 @@ def test_odd_inputs_to_the_chat_get_a_page_with_one_line_at_most(open_url: str) 
         assert outputs[0].count("qa-error") <= 1
 
 
-def test_refused_api_calls_log_one_line_and_no_traceback(open_url: str, capfd, caplog) -> None:  # noqa: ANN001
+def test_refused_api_calls_log_one_line_and_no_traceback(open_url: str, capfd, caplog) -> None:
     from gradio_client import Client
 
     client = Client(open_url, verbose=False)
     with caplog.at_level(logging.INFO, logger="qa.app"):
         for question, history in (("", None), ("Who?", "not a list"), ("Who?", [1, 2])):
-            with pytest.raises(Exception):  # noqa: B017 - gradio_client raises a plain AppError
+            with pytest.raises(Exception):  # gradio_client raises a plain AppError
                 client.predict(question, history, api_name="/ask")
     err = capfd.readouterr().err
     assert "Traceback" not in err, err[-2000:]
@@ -112,8 +112,8 @@ def _sign_in(url: str, user: str, password: str) -> httpx.Response:
     return httpx.post(url + "login", data={"username": user, "password": password}, timeout=30)
 
 
-def test_a_burst_of_wrong_passwords_locks_the_name_and_the_right_one_waits(signed_url: str, caplog,  # noqa: ANN001
-                                                                           monkeypatch) -> None:  # noqa: ANN001
+def test_a_burst_of_wrong_passwords_locks_the_name_and_the_right_one_waits(signed_url: str, caplog,
+                                                                           monkeypatch) -> None:
     now = [time.monotonic()]  # the server's throttle clock stands still during the burst, however slow
     monkeypatch.setattr(throttle, "monotonic", lambda: now[0])
     with caplog.at_level(logging.WARNING, logger="qa.surfaces.throttle"):

@@ -79,7 +79,7 @@ def answer(request: dict, data: bytes, memory: int) -> dict:
         return {"refused": f"{name}: nested too deeply to read; save a simpler copy of it"}
     except ArticleError as exc:
         return {"memory": True} if _peak() > NEAR_LIMIT * memory else {"refused": str(exc)}
-    except Exception:  # noqa: BLE001 - a converter's own bug: reported whole, to be logged as one
+    except Exception:  # a converter's own bug: reported whole, to be logged as one
         return {"memory": True} if _peak() > NEAR_LIMIT * memory else {"bug": traceback.format_exc()}
 
 

@@ -49,7 +49,7 @@ def connect(address: str) -> bool:
     try:
         with _stderr_held():  # Ray's C++ client logs each retry there: a refusal would print 20 lines
             ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
-    except Exception as exc:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError by version
+    except Exception as exc:  # ConnectionError, ValueError, RuntimeError by version
         if any("AuthenticationError" in text or "InvalidAuthToken" in text for text in _chain(exc)):
             raise ClusterError(f"the Ray cluster at {address} wants its token, and this process has none "
                                "or another: export RAY_AUTH_MODE=token and the cluster's token "

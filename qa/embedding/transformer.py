@@ -64,7 +64,7 @@ class SentenceTransformerEmbedder:
 
 
 @lru_cache(maxsize=4)
-def _load(path: str):  # noqa: ANN202 - returns a SentenceTransformer, imported lazily
+def _load(path: str):  # returns a SentenceTransformer, imported lazily
     """Load a SentenceTransformer once per process, offline."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     require("sentence_transformers", "default")

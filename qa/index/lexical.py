@@ -13,7 +13,7 @@ import numpy as np
 from qa.text.words import tokenize
 
 
-def _bm25s():  # noqa: ANN202 - the bm25s module
+def _bm25s():  # the bm25s module
     """Import bm25s, which sets its own logger to DEBUG on import; keep it quiet."""
     import bm25s
 

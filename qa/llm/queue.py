@@ -167,7 +167,7 @@ class FairQueue:
                 raise TimedOut("the language model was stopped before it finished reading")
             with self._lock:
                 self._took.append(self.clock() - began)
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+        except BaseException as exc:  # handed to the waiting caller
             ticket.error = exc
         finally:
             with self._lock:

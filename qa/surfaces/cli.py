@@ -53,14 +53,14 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
     ctx.obj = {"config": config}
 
 
-def _reader(command):  # noqa: ANN001, ANN202
+def _reader(command):
     """The --reader option: which reader finds the short answer (QA_READER)."""
     option = click.option("--reader", type=click.Choice(READERS), help="Who reads the short answer: the "
                           "language model (lm, the default where installed) or the span ranker (QA_READER).")
     return option(command)
 
 
-def _dates(command):  # noqa: ANN001, ANN202
+def _dates(command):
     """The --since and --until options: only articles dated within them are read."""
     command = click.option("--until", metavar="YYYY-MM-DD", help="Only articles dated on or before.")(command)
     return click.option("--since", metavar="YYYY-MM-DD", help="Only articles dated on or after.")(command)
@@ -129,7 +129,7 @@ def _with_reader(ctx: click.Context, reader: str | None) -> None:
         ctx.obj["config"] = ctx.obj["config"].replace(reader=reader)
 
 
-def _answer(engine, question: str, history: list, llm: bool, stream: bool,  # noqa: ANN001
+def _answer(engine, question: str, history: list, llm: bool, stream: bool,
             dates: tuple[str | None, str | None] = (None, None)) -> Answer:
     """Ask the engine; with --llm, print verified sentences as they arrive when streaming."""
     shown = [""]

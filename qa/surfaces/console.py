@@ -24,7 +24,7 @@ class UserError(click.ClickException):
         click.echo(f"Error: {self.format_message()}", err=True)
 
 
-def engine(ctx: click.Context):  # noqa: ANN201 - returns qa.engine.QA
+def engine(ctx: click.Context):  # returns qa.engine.QA
     """The engine over the command's settings (the model loads on first use)."""
     from qa.embedding.export import exported
     from qa.embedding.onnx_runtime import onnx_available
@@ -36,7 +36,7 @@ def engine(ctx: click.Context):  # noqa: ANN201 - returns qa.engine.QA
     return QA(config)
 
 
-def run(fn, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN201
+def run(fn, *args, **kwargs):
     """Call into the library, turning user-fixable problems into a one-line error."""
     try:
         return fn(*args, **kwargs)

@@ -43,7 +43,7 @@ def pipeline_id(name: str) -> str:
 
 
 @lru_cache(maxsize=2)
-def load_pipeline(name: str):  # noqa: ANN201 - spacy.Language, imported lazily
+def load_pipeline(name: str):  # spacy.Language, imported lazily
     """Load the pipeline once, without the components tagging does not need."""
     try:
         spacy = _import_spacy(torch_free="trf" not in name)
@@ -59,7 +59,7 @@ def load_pipeline(name: str):  # noqa: ANN201 - spacy.Language, imported lazily
         raise MissingDependency(f"the spaCy pipeline {name!r} is not installed: {INSTALL}") from None
 
 
-def _import_spacy(torch_free: bool):  # noqa: ANN202 - the spacy module
+def _import_spacy(torch_free: bool):  # the spacy module
     """Import spaCy; for a CNN pipeline without letting thinc import torch, which it only offers.
 
     Builds and questions otherwise run without torch (the ONNX exports), and importing it costs
@@ -109,7 +109,7 @@ def _pieces(sentences: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return pieces
 
 
-def _doc_spans(doc, offset: int) -> list[Span]:  # noqa: ANN001 - spacy.tokens.Doc
+def _doc_spans(doc, offset: int) -> list[Span]:  # spacy.tokens.Doc
     """Entities and noun chunks of one tagged piece, shifted to article offsets."""
     parsed = doc.has_annotation("DEP")
     groups = [(e, e.label_) for e in doc.ents]
@@ -119,7 +119,7 @@ def _doc_spans(doc, offset: int) -> list[Span]:  # noqa: ANN001 - spacy.tokens.D
             for span, label in groups]
 
 
-def _syntax(token, offset: int, parsed: bool) -> tuple[str, int, int]:  # noqa: ANN001 - spacy Token
+def _syntax(token, offset: int, parsed: bool) -> tuple[str, int, int]:  # spacy Token
     """The head word's role, and the character range of the clause its governor heads."""
     if not parsed:
         return "", offset + token.idx, offset + token.idx + len(token)

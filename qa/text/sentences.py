@@ -12,7 +12,7 @@ _HARD_BREAK = re.compile(r"\n+")
 
 
 @lru_cache(maxsize=1)
-def _segmenter():  # noqa: ANN202 - pysbd has no type hints
+def _segmenter():  # pysbd has no type hints
     import pysbd
 
     return pysbd.Segmenter(language="en", clean=False, char_span=False)

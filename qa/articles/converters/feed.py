@@ -31,14 +31,14 @@ def _html(name: str, body: str) -> str:
         # Too short for trafilatura to call it main text: a summary of a line or two.
         try:
             root = html.fromstring(page)
-        except Exception:  # noqa: BLE001 - lxml raises several kinds on garbage
+        except Exception:  # lxml raises several kinds on garbage
             return ""
         for junk in root.xpath("//script|//style"):
             junk.drop_tree()
         return " ".join(root.text_content().split()) + "\n"
 
 
-def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extracted]:  # noqa: ARG001
+def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extracted]:
     """One Extracted per entry that has text; ArticleError when the file is not a feed or has none.
 
     Entities are never expanded, so the entries' text is never longer than the feed.

@@ -44,7 +44,7 @@ class _Enough(Exception):
     """Raised from inside pypdf's text extraction once the page has given more than it may."""
 
 
-def _page_text(page, room: int) -> str:  # noqa: ANN001 - a pypdf PageObject
+def _page_text(page, room: int) -> str:  # a pypdf PageObject
     """One page's text, stopping pypdf as soon as it has produced more than room characters."""
     produced = 0
 
@@ -76,7 +76,7 @@ def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extract
         # pypdf's own guards: a stream that decompresses past 75 MB, or a page of millions of operators.
         raise ArticleError(f"{name}: the PDF expands past what its reader allows ({exc}); "
                            "it may be a compressed bomb, or save a smaller copy") from None
-    except Exception as exc:  # noqa: BLE001 - pypdf raises many kinds on a damaged file
+    except Exception as exc:  # pypdf raises many kinds on a damaged file
         raise ArticleError(f"{name}: not a readable PDF ({type(exc).__name__})") from exc
     text = _join(pages)
     if not any(ch.isalnum() for ch in text):

@@ -16,7 +16,7 @@ def html_text(name: str, html: str | bytes) -> Extracted:
     try:
         doc = trafilatura.bare_extraction(html, with_metadata=True, include_comments=False,
                                           include_tables=True, favor_precision=True, output_format="python")
-    except Exception as exc:  # noqa: BLE001 - lxml and trafilatura raise many kinds on broken pages
+    except Exception as exc:  # lxml and trafilatura raise many kinds on broken pages
         raise ArticleError(f"{name}: the page could not be read ({type(exc).__name__})") from exc
     fields = doc if isinstance(doc, dict) else (doc.as_dict() if doc is not None else {})
     # One paragraph per line in trafilatura's text; a blank line between keeps a headline its own sentence.
@@ -30,6 +30,6 @@ def html_text(name: str, html: str | bytes) -> Extracted:
                      author.replace(";", ",") if author else None, clean(fields.get("url")))
 
 
-def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extracted]:  # noqa: ARG001
+def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extracted]:
     """The article of a saved page (.html, .htm); its text is never longer than the page."""
     return [html_text(name, data)]

@@ -73,7 +73,7 @@ def check_length(name: str, data: bytes, limit: int) -> None:
                         del element.getparent()[0]
     except ArticleError:
         raise
-    except Exception as exc:  # noqa: BLE001 - a damaged zip or XML raises many kinds
+    except Exception as exc:  # a damaged zip or XML raises many kinds
         raise ArticleError(f"{name}: not a readable Word file ({type(exc).__name__})") from exc
 
 
@@ -93,7 +93,7 @@ def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extract
         else:
             props = document.core_properties
             title, author, created = props.title, props.author, props.created
-    except Exception as exc:  # noqa: BLE001 - a damaged zip or XML raises many kinds
+    except Exception as exc:  # a damaged zip or XML raises many kinds
         raise ArticleError(f"{name}: not a readable Word file ({type(exc).__name__})") from exc
     text = "\n\n".join(p for p in paragraphs if p)
     if not any(ch.isalnum() for ch in text):
