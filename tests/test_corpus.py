@@ -10,8 +10,8 @@ import pytest
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
-from qa.cluster.corpus import _bad_line, corpus_from_rows, prepare_rows
-from qa.errors import ArticleError
+from qa.cluster.corpus import _bad_line, corpus_from_rows, prepare_rows  # noqa: E402
+from qa.errors import ArticleError  # noqa: E402
 
 
 def _rows(records: list[dict]) -> list[dict]:

@@ -100,7 +100,7 @@ def test_refused_api_calls_log_one_line_and_no_traceback(open_url: str, capfd, c
     client = Client(open_url, verbose=False)
     with caplog.at_level(logging.INFO, logger="qa.app"):
         for question, history in (("", None), ("Who?", "not a list"), ("Who?", [1, 2])):
-            with pytest.raises(Exception):  # gradio_client raises a plain AppError
+            with pytest.raises(Exception):  # noqa: B017 - gradio_client raises a plain AppError
                 client.predict(question, history, api_name="/ask")
     err = capfd.readouterr().err
     assert "Traceback" not in err, err[-2000:]

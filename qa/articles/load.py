@@ -12,7 +12,7 @@ from pathlib import Path
 
 from qa.articles.bounded import Worker, convert
 from qa.articles.converters import Extracted
-from qa.articles.converters.plain import decode, normalize_text  # re-exported
+from qa.articles.converters.plain import decode, normalize_text  # noqa: F401 - re-exported
 from qa.articles.converters.registry import EXTRACTED, SUFFIXES, VERSION
 from qa.errors import ArticleError
 

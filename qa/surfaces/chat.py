@@ -93,7 +93,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         yield chat_html(get(), turns), "", turns
 
     def upload(file: str | None, request: gr.Request | None = None,
-               progress: gr.Progress = gr.Progress()) -> tuple[str, str]:  # Gradio's way
+               progress: gr.Progress = gr.Progress()) -> tuple[str, str]:  # noqa: B008 - Gradio's way
         """Add an uploaded article; every problem becomes a one-line message, never a traceback."""
         user = request.username if request is not None else None
         if not may_upload(config, user):

@@ -21,7 +21,7 @@ class TypeTable:
                  labels: list[str], strength: float = 4.0) -> None:
         self.keys, self.kinds, self.labels, self.strength = keys, kinds, labels, strength
 
-    @lru_cache(maxsize=4096)  # one table per process, keys repeat
+    @lru_cache(maxsize=4096)  # noqa: B019 - one table per process, keys repeat
     def log_prior(self, key: str, kind: str, label: str) -> float:
         """log P(label | question key), backed off to the question's kind."""
         base = self._smoothed(self.kinds.get(kind, {}), 1.0 / len(self.labels), label, 1.0)
