@@ -45,7 +45,7 @@ class QA:
         self._tagger = tagger
         # The language model the "lm" reader runs, loaded on first use, and the jobs waiting for
         # it (readings, multiple choice, generation), reader_slots at a time, in turn across users.
-        self.runtime = runtime or LazyRuntime(lambda: configured_runtime(self.config))
+        self.runtime: Runtime = runtime or LazyRuntime(lambda: configured_runtime(self.config))
         self.queue = FairQueue(self.config.reader_slots)
         # An embedder given by the caller is used for questions too; only our own gets the twin.
         self._own_embedder = embedder is None
@@ -234,10 +234,13 @@ class QA:
     def add_article(self, name: str, data: bytes,
                     progress: Callable[[float, str], None] | None = None) -> BuildReport:
         """Index an uploaded file's articles, then save it under its safe name; on failure neither changes."""
+        c = self.config
+        return uploads.add_file(self._folder, c.seeds_dir, c.max_articles, name, data, self._load,
+                                self._build_with, progress)
+
+    def _build_with(self, articles: list[Article], then: Callable[[], None]) -> BuildReport:
         try:
-            c = self.config
-            return uploads.add_file(self._folder, c.seeds_dir, c.max_articles, name, data, self._load,
-                                    lambda new, then: self.build(articles=new, then=then), progress)
+            return self.build(articles=articles, then=then)
         except ArticleError:
             self._index = None  # the index holds an article the folder lacks: the next use fixes it
             raise

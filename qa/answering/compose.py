@@ -164,7 +164,7 @@ class Answerer:
         # Rival dated answers are the span reader's to find: the language model names one answer.
         rivals = reading.with_rivals(draft.spans)
         facts = group_facts(self.index, scored, self.policy)
-        facts, span = recency.latest_first(self.index, scored, facts, rivals, span, self.policy, Scored)
+        facts, span = recency.latest_first(self.index, scored, facts, rivals, span, self.policy)
         parts, citations = cited_text(self.index, facts)
         parts = recency.dated_text(self.index, facts, parts)
         best = reading.best

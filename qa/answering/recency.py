@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from qa.answering.policy import AnswerPolicy
+from qa.answering.scoring import Scored
 from qa.index.load import Index
 from qa.passage import Passage, human_date
 from qa.readers.base import Reading, Span
-
-
-class Scored(Protocol):
-    sentence: int
-    score: float
-    short: str | None
 
 
 def _date(index: Index, sentence: int) -> str | None:
@@ -27,9 +21,8 @@ def _span(reading: Reading, sentence: int, min_p: float) -> Span | None:
 
 
 def latest_first(index: Index, scored: Sequence[Scored], facts: list[list[Scored]], reading: Reading,
-                 span: Passage | None, policy: AnswerPolicy, make: type,
-                 ) -> tuple[list[list[Scored]], Passage | None]:
-    """The facts, with a dated article that answers differently added, newest first (``make`` builds one)."""
+                 span: Passage | None, policy: AnswerPolicy) -> tuple[list[list[Scored]], Passage | None]:
+    """The facts, with a dated article that answers differently added, newest first."""
     # The short answer follows the lead: it is taken again from the reader when the lead changed.
     cited = {s.sentence for group in facts for s in group}
     dates = [d for group in facts for s in group if (d := _date(index, s.sentence))]
@@ -48,7 +41,7 @@ def latest_first(index: Index, scored: Sequence[Scored], facts: list[list[Scored
         newer = [s for s in rivals if (_date(index, s.sentence) or "") > newest]
         rival = max(newer or rivals, key=lambda s: (_date(index, s.sentence), s.score))
         found = _span(reading, rival.sentence, policy.rival_short)
-        added = [make(rival.sentence, rival.score, found.candidate.text if found else None)]
+        added = [Scored(rival.sentence, rival.score, found.candidate.text if found else None)]
         facts = [added, *facts] if newer else [*facts, added]
     leads = {_date(index, g[0].sentence) for g in facts}
     if len(leads - {None}) < 2:

@@ -178,7 +178,10 @@ def clean_staged(folder: Path) -> None:
 class Built(Protocol):
     """What a build reports: here, how many chunks it embedded."""
 
-    embedded_chunks: int
+    @property
+    def embedded_chunks(self) -> int:
+        """Chunks the build embedded."""
+        ...
 
 
 B = TypeVar("B", bound=Built)

@@ -15,7 +15,7 @@ import struct
 import sys
 import traceback
 from dataclasses import asdict
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 _LENGTH = struct.Struct(">Q")
 # A failure with the address space this close to its limit was a failed allocation, whatever a
@@ -23,7 +23,7 @@ _LENGTH = struct.Struct(">Q")
 NEAR_LIMIT = 0.9
 
 
-def write_frame(stream: BinaryIO, payload: bytes) -> None:
+def write_frame(stream: IO[bytes], payload: bytes) -> None:
     """Write one length-prefixed message."""
     stream.write(_LENGTH.pack(len(payload)))
     stream.write(payload)

@@ -75,8 +75,9 @@ def read_problem(path: Path, kind: str, exc: BaseException) -> str:
     Ray wrapped."""
     if kind == "json" and (bad := _bad_line(path)):
         return bad
-    while getattr(exc, "cause", None) is not None and exc.cause is not exc:  # RayTaskError -> the original
-        exc = exc.cause
+    # A RayTaskError holds the original error as its cause.
+    while (cause := getattr(exc, "cause", None)) is not None and cause is not exc:
+        exc = cause
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     return f"{type(exc).__name__}: {first}"[:300]
 
@@ -89,7 +90,7 @@ def _bad_line(path: Path) -> str | None:
                 continue
             try:
                 row = json.loads(line)
-            except ValueError as bad:
+            except json.JSONDecodeError as bad:
                 return f"line {number} is not JSON ({bad.args[0].split(':')[0]}, column {bad.colno})"
             if not isinstance(row, dict):
                 return f"line {number} is not an object of id, text[, title, date, url]"

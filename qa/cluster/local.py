@@ -39,7 +39,7 @@ def _reload_ray_auth() -> None:
     """Make an already imported Ray read RAY_AUTH_* again (it caches them), as `ray start` does."""
     if "ray._raylet" not in sys.modules:
         return  # read when Ray is imported
-    from ray._raylet import AuthenticationTokenLoader, Config
+    from ray._raylet import AuthenticationTokenLoader, Config  # type: ignore[attr-defined]  # compiled
 
     Config.initialize("")
     AuthenticationTokenLoader.instance().reset_cache()

@@ -54,7 +54,7 @@ def shard_vectors(index: Index) -> np.ndarray | None:
         log.info("the shards hold %d rows for %d chunks; not reusing them", rows, len(index.chunks))
         return None
     if (index.meta.get("dense") or {}).get("type") == "flat":
-        return index.dense.reconstruct_n(0, index.dense.ntotal)  # type: ignore[attr-defined]
+        return index.dense.reconstruct_n(0, index.dense.ntotal)
     return None
 
 

@@ -10,9 +10,11 @@ from pathlib import Path
 import numpy as np
 
 from qa.articles.load import Article
+from qa.embedding.base import Embedder
 from qa.index.annotations import annotate
 from qa.index.build import _assemble  # the single-machine build's per-article work, reused as is
 from qa.index.vectors import BATCH
+from qa.text.nlp import Tagger
 
 log = logging.getLogger(__name__)
 
@@ -62,15 +64,15 @@ class ArticleWorker:
         return {"source": np.array(sources, dtype=object), "payload": payload}
 
 
-def work(articles: list[Article], embedder: object, tagger: object, settings: Settings) -> dict[str, Piece]:
+def work(articles: list[Article], embedder: Embedder, tagger: Tagger, settings: Settings) -> dict[str, Piece]:
     """Each article's chunks, sentences, vectors and typed spans, as ``qa build`` computes them."""
-    parts = _assemble(articles, None, set(), embedder, settings.chunk_size,  # type: ignore[arg-type]
-                      settings.chunk_overlap, False, None, BATCH)  # type: ignore[arg-type]
-    spans = annotate(articles, {}, tagger, parts.new_sentences)  # type: ignore[arg-type]
+    parts = _assemble(articles, None, set(), embedder, settings.chunk_size, settings.chunk_overlap, False,
+                      None, BATCH)
+    spans = annotate(articles, {}, tagger, parts.new_sentences)
     pieces: dict[str, Piece] = {}
     for a in articles:
-        pieces[a.source] = Piece([], np.zeros((0, embedder.dim), np.float32), [],  # type: ignore[attr-defined]
-                                 np.zeros((0, embedder.dim), np.float32), spans[a.source])  # type: ignore[attr-defined]
+        pieces[a.source] = Piece([], np.zeros((0, embedder.dim), np.float32), [],
+                                 np.zeros((0, embedder.dim), np.float32), spans[a.source])
     rows: dict[str, list[int]] = {a.source: [] for a in articles}
     for i, c in enumerate(parts.chunks):
         pieces[c.source].chunks.append((c.start, c.end))

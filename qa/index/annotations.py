@@ -7,7 +7,7 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -27,7 +27,9 @@ class Annotations:
 
     def __init__(self, articles: Mapping[str, Sequence[Span]], sent_sources: Sequence[str],
                  sent_spans: np.ndarray) -> None:
-        self.articles = {s: [tuple(x) for x in spans] for s, spans in articles.items()}
+        # JSON gives lists; spans are compared and cached as tuples.
+        self.articles: dict[str, list[Span]] = {s: [cast(Span, tuple(x)) for x in spans]
+                                                for s, spans in articles.items()}
         self._starts = {s: [x[0] for x in spans] for s, spans in self.articles.items()}
         self._sources = sent_sources
         self._spans = sent_spans

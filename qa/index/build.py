@@ -65,10 +65,10 @@ def _flat(text: str) -> str:
 
 def _assemble(
     articles: list[Article], old: Index | None, reuse: set[str], embedder: Embedder,
-    chunk_size: int, chunk_overlap: int, progress: bool, partial: Path, batch_size: int,
+    chunk_size: int, chunk_overlap: int, progress: bool, partial: Path | None, batch_size: int,
 ) -> Parts:
     """Chunk and split every article; embed the new ones, copy vectors of the reused ones."""
-    old_chunk_vectors = old.dense.reconstruct_n(0, old.dense.ntotal) if old and reuse else None  # type: ignore[attr-defined]
+    old_chunk_vectors = old.dense.reconstruct_n(0, old.dense.ntotal) if old and reuse else None
     chunks: list[Chunk] = []
     sentences: list[tuple[str, int, int]] = []
     # Each row is a vector copied from the old index or a slot to fill after embedding.
@@ -80,7 +80,7 @@ def _assemble(
     pending: list[tuple[int, list[tuple[int, int, int]]]] = []
     new_sentences: dict[str, tuple[tuple[int, int], ...]] = {}
     for article in sorted(articles, key=lambda a: a.source):
-        if article.source in reuse and old is not None:
+        if article.source in reuse and old is not None and old_chunk_vectors is not None:
             for i, c in enumerate(old.chunks):
                 if c.source == article.source:
                     chunks.append(c)
@@ -121,7 +121,7 @@ def _assemble(
     )
 
 
-def _fill(tables: list[list[np.ndarray | str]], embedder: Embedder, progress: bool, partial: Path,
+def _fill(tables: list[list[np.ndarray | str]], embedder: Embedder, progress: bool, partial: Path | None,
           batch_size: int) -> list[np.ndarray]:
     """Embed the text rows of every table in one pass (resumably, in batches of similar
     length), and stack each table's new vectors with its copied ones."""

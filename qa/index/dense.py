@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import faiss
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +31,7 @@ def ivf_nlist(n: int) -> int:
     return max(1, min(IVF_MAX_NLIST, int(IVF_CELLS_PER_SQRT * n**0.5), n // IVF_TRAIN_PER_CELL))
 
 
-def make_dense(vectors: np.ndarray, ann_threshold: int) -> tuple[object, dict]:
+def make_dense(vectors: np.ndarray, ann_threshold: int) -> tuple[faiss.Index, dict]:
     """An exact inner-product index, or IVF from ann_threshold vectors on; and its description."""
     import faiss
 
@@ -37,16 +41,18 @@ def make_dense(vectors: np.ndarray, ann_threshold: int) -> tuple[object, dict]:
     threads = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(os.cpu_count() or 1)
     try:
+        index: faiss.Index
         if n < ann_threshold:
             index = faiss.IndexFlatIP(dim)
             info: dict = {"type": "flat"}
         else:
             nlist = ivf_nlist(n)
             nprobe = max(1, round(nlist * IVF_PROBE_SHARE))
-            index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
+            ivf = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
             sample = np.random.default_rng(0).choice(n, min(n, nlist * IVF_TRAIN_PER_CELL), replace=False)
-            index.train(vectors[np.sort(sample)])
-            index.nprobe = nprobe
+            ivf.train(vectors[np.sort(sample)])
+            ivf.nprobe = nprobe
+            index = ivf
             info = {"type": "ivf", "nlist": nlist, "nprobe": nprobe}
         index.add(vectors)
     finally:

@@ -8,6 +8,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +20,9 @@ from qa.index.lexical import BM25Index, TermWeights
 from qa.passage import Passage
 from qa.text.chunk import Chunk
 from qa.text.words import tokenize
+
+if TYPE_CHECKING:
+    import faiss
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +38,7 @@ class Index:
     meta: dict
     articles: dict[str, Article]
     chunks: list[Chunk]
-    dense: object  # a faiss.Index over chunk vectors
+    dense: faiss.Index  # over chunk vectors
     bm25: BM25Index
     terms: TermWeights
     sent_sources: list[str]

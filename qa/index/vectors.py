@@ -63,7 +63,7 @@ def _group(texts: list[str], spans: list[list[tuple[int, int]]], group: list[int
 
 def pool_into(pending: list[tuple[int, list[tuple[int, int, int]]]], chunks: list[Chunk],
                chunk_rows: list[np.ndarray | str], sent_rows: list[np.ndarray | str],
-               embedder: Embedder, partial: Path, batch_size: int, progress: bool) -> int:
+               embedder: Embedder, partial: Path | None, batch_size: int, progress: bool) -> int:
     """Embed the pending chunks once; fill their rows and their sentences' pooled rows.
 
     A sentence in two overlapping chunks averages both poolings; one with no token inside any

@@ -43,7 +43,10 @@ class RuntimeFailed(QAError):
 class Runtime(Protocol):
     """Runs chat messages through a model and returns the reply with its token log-probabilities."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The model's name, as answers report it."""
+        ...
 
     def complete(self, messages: Messages, max_tokens: int = 16, stop: Sequence[str] = (),
                  grammar: str | None = None, top_logprobs: int = 0,

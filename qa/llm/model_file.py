@@ -9,7 +9,7 @@ import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 from qa.errors import ModelProblem
@@ -98,7 +98,7 @@ def assemble(cache_dir: Path, progress: Progress | None = None, force: bool = Fa
                     raise ModelProblem(f"the reader's model part {part.package} is not installed: {INSTALL}")
                 digest = hashlib.sha256()
                 with source.open("rb") as fh:
-                    for block in iter(lambda fh=fh: fh.read(_BLOCK), b""):
+                    for block in iter(partial(fh.read, _BLOCK), b""):
                         digest.update(block)
                         whole.update(block)
                         out.write(block)

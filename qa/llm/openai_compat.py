@@ -25,23 +25,24 @@ class OpenAIRuntime:
                  give_up: Callable[[], bool] | None = None) -> Completion:
         """The server's reply at temperature 0, streamed into on_text; RuntimeFailed on any failure."""
         try:
-            import httpx
-            from openai import OpenAI, OpenAIError
+            from openai import OpenAI, OpenAIError, Timeout
         except ImportError as exc:
             raise MissingDependency("a model server at QA_LLM_URL needs the openai package: "
                                     "run `pip install -e '.[llm]'`") from exc
         give_up = give_up or current_stop() or (lambda: False)
         client = OpenAI(base_url=self.url, api_key="local", max_retries=0,
-                        timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 5.0)))
+                        timeout=Timeout(self.timeout, connect=min(self.timeout, 5.0)))
         extra: dict[str, object] = {"grammar": grammar} if grammar else {}
         options: dict[str, object] = {"logprobs": True, "top_logprobs": top_logprobs} if top_logprobs else {}
+        # A read cut mid-stream, a connection refused, a malformed event.
+        broken: tuple[type[Exception], ...] = (*_transport_errors(), OSError, ValueError)
         began = time.perf_counter()
         deadline = time.monotonic() + self.timeout
         pieces: list[str] = []
         tokens: list[Token] = []
         try:
             stream = client.chat.completions.create(
-                model=self.name, messages=messages,  # type: ignore[arg-type]
+                model=self.name, messages=messages,
                 stream=True, temperature=0, max_tokens=max_tokens, stop=list(stop) or None,
                 extra_body=extra or None, **options)  # type: ignore[call-overload]
             with stream:
@@ -61,8 +62,21 @@ class OpenAIRuntime:
                         break
         except OpenAIError as exc:
             raise RuntimeFailed(f"{self.url}: {type(exc).__name__}: {exc}") from exc
-        except (httpx.HTTPError, ValueError) as exc:  # a read timeout mid-stream, or a malformed event
+        except broken as exc:
             raise RuntimeFailed(f"{self.url}: {type(exc).__name__}: {exc}") from exc
         finally:
             client.close()
         return Completion("".join(pieces), tuple(tokens), ms=(time.perf_counter() - began) * 1000)
+
+
+def _transport_errors() -> tuple[type[Exception], ...]:
+    """The HTTP library's error class the client raises mid-stream (httpx, or httpx2 in openai 3)."""
+    import importlib
+
+    found = []
+    for name in ("httpx2", "httpx"):
+        try:
+            found.append(importlib.import_module(name).HTTPError)
+        except ImportError:
+            continue
+    return tuple(found)

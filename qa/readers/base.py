@@ -105,7 +105,10 @@ class ReaderUnavailable(QAError):
 class Reader(Protocol):
     """Reads the best sentences for the phrase that answers a question (``QA_READER`` chooses)."""
 
-    name: ReaderName
+    @property
+    def name(self) -> ReaderName:
+        """Which reader this is."""
+        ...
 
     def warm(self) -> None:
         """Load what reading needs, before the first question; ReaderUnavailable when it cannot."""

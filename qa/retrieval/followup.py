@@ -74,10 +74,9 @@ def earlier_turn(question: str, history: Sequence[object] | None) -> tuple[str, 
     if not history or not needs_context(question):
         return None
     last = history[-1]
-    try:
-        previous, answer = last  # type: ignore[misc]
-    except (TypeError, ValueError):
+    if not isinstance(last, tuple | list) or len(last) != 2:
         return None
+    previous, answer = last
     if not getattr(answer, "answered", False):
         return None
     said = getattr(answer, "short", None) or (getattr(answer, "citations", None) or [None])[0]

@@ -6,7 +6,7 @@ import logging
 import re
 import unicodedata
 from collections import OrderedDict
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from qa.text.chunk import Chunk
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 Mode = Literal["hybrid", "dense", "bm25"]
 MODES: tuple[Mode, ...] = ("hybrid", "dense", "bm25")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -64,17 +65,17 @@ class Retriever:
         """Chunk ids by cosine similarity, best first; only ids in allowed (sorted) when given."""
         import faiss
 
-        total = self.index.dense.ntotal  # type: ignore[attr-defined]
+        total = self.index.dense.ntotal
         n = min(self.depth, total if allowed is None else len(allowed))
         if n == 0:
             return []
         query = self.embed_query(question)[None, :]
         if allowed is None:
-            scores, ids = self.index.dense.search(query, n)  # type: ignore[attr-defined]
+            scores, ids = self.index.dense.search(query, n)
         else:
             # FAISS skips the other chunks while it searches, flat, IVF or an older HNSW index alike.
-            params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(allowed))
-            scores, ids = self.index.dense.search(query, n, params=params)  # type: ignore[attr-defined]
+            params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(allowed))  # type: ignore[call-arg]  # SWIG
+            scores, ids = self.index.dense.search(query, n, params=params)
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
 
     def bm25_ranking(self, question: str, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
@@ -163,9 +164,9 @@ def day(value: object) -> str | None:
         raise ValueError(f"{str(value)[:40]!r} is not a date: use YYYY-MM-DD, e.g. 2020-03-01") from None
 
 
-def valid_text(text: object) -> object:
+def valid_text(text: T) -> T:
     """Text with lone surrogates as U+FFFD (the tokenizer raises on them); non-text passes through."""
     # Python decodes bytes that are not UTF-8 in argv to lone surrogates: `qa ask $'\xff'`.
     if isinstance(text, str) and not text.isascii():
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")  # type: ignore[return-value]
     return text

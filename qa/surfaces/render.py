@@ -212,7 +212,7 @@ def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = Non
     for question, reply in turns:
         parts.append(f'<div class="qa-q">{_esc(question)}</div>')
         parts.append(answer_html(engine, reply) if engine and isinstance(reply, qa.Answer)
-                     else f'<div class="qa-a qa-error">{_esc(reply)}</div>')
+                     else f'<div class="qa-a qa-error">{_esc(str(reply))}</div>')
     if pending is not None and draft is not None and engine:
         # Still being read (the cited sentences, the short answer to come), or a generated answer
         # still streaming (only its verified sentences so far).

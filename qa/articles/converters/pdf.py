@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Mapping
+from typing import Any
 
 from qa.articles.converters import MAX_TEXT_CHARS, Extracted, clean, iso_date, text_date, too_long
 from qa.errors import ArticleError
@@ -67,7 +69,7 @@ def convert(name: str, data: bytes, limit: int = MAX_TEXT_CHARS) -> list[Extract
         pages: list[str] = []
         for page in reader.pages:
             pages.append(_page_text(page, limit - sum(map(len, pages))))
-        info = reader.metadata or {}
+        info: Mapping[str, Any] = reader.metadata or {}
     except ArticleError:
         raise
     except _Enough:

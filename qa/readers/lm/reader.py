@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
+from functools import partial
 
 from qa.config import ReaderName
 from qa.index.load import Index
@@ -61,14 +62,14 @@ class LMReader(ReadsAtOnce):
                  **{name: round(value, 4) for name, value in zip(TOKEN_FEATURES, x, strict=True)}}
         phrase = clean(reply.text)
         ids = given.sentences
-        common = {"reader": self.name, "model": model, "stats": stats, "given": tuple(ids)}
+        read = partial(Reading, reader=self.name, model=model, stats=stats, given=tuple(ids))
         if not phrase or normalise(phrase).startswith(normalise(self.prompt.declined)):
-            return Reading((), self.calibration.no_answer(x[3], False), declined=True, **common)
+            return read((), self.calibration.no_answer(x[3], False), declined=True)
         texts = [self.index.sentence_text(s) for s in ids]
         found = locate_all(phrase, texts)
         if not found:
             log.info("the reader's phrase %r is in no sentence it read: not shown", phrase[:80])
-            return Reading((), self.calibration.no_answer(x[3], True), unverified=phrase, **common)
+            return read((), self.calibration.no_answer(x[3], True), unverified=phrase)
         # Of the sentences that hold the phrase, the one that names most of what the question names,
         # then says most of its words ("Shaheen told AFP" over "speaking with AFP news agency, an
         # unnamed member" for "which agency did Shaheen speak to?"), then the best excerpt's.
@@ -84,8 +85,8 @@ class LMReader(ReadsAtOnce):
         sid = ids[n]
         candidate = self._candidate(sid, a, b)
         confidence = self.calibration.confidence(x)
-        return Reading((Span(sid, candidate, math.exp(x[0]), confidence),),
-                       self.calibration.no_answer(x[3], False), **common)
+        span = Span(sid, candidate, math.exp(x[0]), confidence)
+        return read((span,), self.calibration.no_answer(x[3], False))
 
     def _candidate(self, sid: int, a: int, b: int) -> Candidate:
         """The found phrase as a candidate span, labelled like the entity it coincides with."""
