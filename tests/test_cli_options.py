@@ -105,3 +105,28 @@ def test_the_chat_listens_on_gradio_server_port(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("QA_PORT", str(qa_port))  # QA_PORT wins over Gradio's variable
     app.main()
     assert launched == [("127.0.0.1", gradio_port), ("127.0.0.1", qa_port)]
+
+
+def test_add_counts_only_what_it_added(tiny_config: qa.Config, embedder: FakeEmbedder, tmp_path: Path) -> None:
+    assert _cli(tiny_config, "build").exit_code == 0
+    # An article dropped into the folder meanwhile is indexed by the same build, but not counted.
+    (tiny_config.seeds_dir / "harbor_bridge.md").write_text("# Harbor Bridge\n\nThe bridge has 6 lanes.\n")
+    wind = tmp_path / "wind.txt"
+    wind.write_text("Wind Report\n\nGusts reached 142 km/h over Tollby on Monday.\n")
+    out = _cli(tiny_config, "add", str(wind))
+    assert out.exit_code == 0, out.output
+    assert "Added 1 article(s) from 1 file(s); 0 refused." in out.output
+    assert {"wind.txt", "harbor_bridge.md"} <= set(qa.QA(tiny_config).index.articles)
+
+
+def test_a_mistyped_index_folder_is_one_line_and_creates_nothing(tiny_config: qa.Config,
+                                                                 embedder: FakeEmbedder, tmp_path: Path) -> None:
+    typo = tmp_path / "no" / "such" / "folder"
+    for args in (["ask", "Who will build the library?"], ["search", "library"], ["chat"]):
+        out = CliRunner().invoke(main, ["--seeds", str(tiny_config.seeds_dir), "--index", str(typo), *args])
+        assert out.exit_code == 2, out.output
+        assert out.output.strip().splitlines() == [
+            f"Error: no index at {typo}: check the path, or build one there with `qa --index {typo} build`"]
+        assert not (tmp_path / "no").exists()
+    # build (and add) make the folder they are given.
+    assert _cli(tiny_config.replace(index_dir=typo), "build").exit_code == 0 and typo.is_dir()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from qa.articles.uploads import safe_name
 from qa.errors import QAError
 from qa.surfaces.console import UserError, engine
 
@@ -42,7 +43,7 @@ def add(ctx: click.Context, paths: tuple[str, ...]) -> None:
     from tqdm import tqdm
 
     files = _files(paths)
-    qa_engine = engine(ctx)
+    qa_engine = engine(ctx, makes_index=True)
     refused = added = 0
     bar = tqdm(files, unit="file", disable=not sys.stderr.isatty() or len(files) < 2)
     for path in bar:
@@ -52,7 +53,10 @@ def add(ctx: click.Context, paths: tuple[str, ...]) -> None:
                 raise UserError(f"{path}: no such file")
             if path.stat().st_size > 1_000_000:
                 raise UserError(f"{path.name}: {path.stat().st_size:,} bytes is over the 1 MB limit")
-            added += len(qa_engine.add_article(path.name, path.read_bytes()).added)
+            report = qa_engine.add_article(path.name, path.read_bytes())
+            # The build also indexes what was dropped into the folder meanwhile: count only this file's.
+            name = safe_name(path.name)
+            added += sum(s == name or s.startswith(f"{name}#") for s in report.added)
         except (QAError, ValueError, UserError) as exc:
             refused += 1
             message = exc.format_message() if isinstance(exc, UserError) else str(exc)

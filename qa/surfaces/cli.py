@@ -50,7 +50,9 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
         config = Config.from_env(seeds_dir=seeds, index_dir=index_dir)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    ctx.obj = {"config": config}
+    # An index folder named on the command line is one the user means to exist (a typo must not
+    # build a new index somewhere): `build` and `add` make it, the other commands need it.
+    ctx.obj = {"config": config, "index_named": index_dir is not None}
 
 
 def _reader(command):
@@ -87,7 +89,7 @@ def build(ctx: click.Context, force: bool, address: str | None, corpus: str | No
     """
     if address or corpus:
         return build_on_cluster(ctx.obj["config"], address, corpus, force, None, replace)
-    report = _run(_engine(ctx).build, force=force, progress=sys.stderr.isatty())
+    report = _run(_engine(ctx, makes_index=True).build, force=force, progress=sys.stderr.isatty())
     if report.up_to_date:
         click.echo(f"Index is up to date ({len(report.unchanged)} articles).")
         return

@@ -24,13 +24,17 @@ class UserError(click.ClickException):
         click.echo(f"Error: {self.format_message()}", err=True)
 
 
-def engine(ctx: click.Context):  # returns qa.engine.QA
-    """The engine over the command's settings (the model loads on first use)."""
+def engine(ctx: click.Context, makes_index: bool = False):  # returns qa.engine.QA
+    """The engine over the command's settings (the model loads on first use); UserError when
+    ``--index`` names a folder that does not exist and the command does not make one."""
     from qa.embedding.export import exported
     from qa.embedding.onnx_runtime import onnx_available
     from qa.engine import QA
 
     config = ctx.obj["config"]
+    if ctx.obj.get("index_named") and not makes_index and not config.index_dir.exists():
+        raise UserError(f"no index at {config.index_dir}: check the path, or build one there with "
+                        f"`qa --index {config.index_dir} build`")
     if onnx_available(config.model) and not exported(config.cache_dir):
         click.echo("Exporting the embedding model to ONNX, once per machine (about 5 s)…", err=True)
     return QA(config)
