@@ -130,3 +130,21 @@ def test_a_mistyped_index_folder_is_one_line_and_creates_nothing(tiny_config: qa
         assert not (tmp_path / "no").exists()
     # build (and add) make the folder they are given.
     assert _cli(tiny_config.replace(index_dir=typo), "build").exit_code == 0 and typo.is_dir()
+
+
+def test_search_says_when_it_finds_fewer_passages_than_asked(tiny_config: qa.Config,
+                                                             embedder: FakeEmbedder) -> None:
+    assert _cli(tiny_config, "build").exit_code == 0
+    out = _cli(tiny_config, "search", "Porter", "-k", "3", "--mode", "bm25")
+    assert out.exit_code == 0, out.output
+    found = [line for line in out.output.splitlines() if line.startswith("[")]
+    assert 0 < len(found) < 3
+    assert (f"Only {len(found)} of 3 passages: bm25 finds only passages that hold the question's words; "
+            "--mode hybrid ranks them all.") in out.output
+    assert "Only" not in _cli(tiny_config, "search", "library", "-k", "1").output
+
+
+def test_an_empty_date_range_names_no_command_line_flag(fake_qa: qa.QA) -> None:
+    with pytest.raises(ValueError, match="widen the dates, or give none") as refused:
+        fake_qa.retrieve("library", since="1990-01-01", until="1990-01-02")
+    assert "--" not in str(refused.value)

@@ -100,7 +100,7 @@ class Retriever:
         if not sources:
             span = " and ".join(f"{w} {d}" for w, d in (("from", since), ("until", until)) if d)
             raise ValueError(f"no article is dated {span} (undated articles are left out when a date is "
-                             "given): widen the dates, or drop --since/--until")
+                             "given): widen the dates, or give none")
         return np.array([i for i, c in enumerate(self.index.chunks) if c.source in sources], dtype=np.int64)
 
     def ranking(self, question: str, mode: Mode = "hybrid", since: str | None = None,
