@@ -34,7 +34,7 @@ def test_incremental_build_embeds_only_the_changed_file(fake_qa: QA, fake_embedd
     beta_chunks = [c for c in index.chunks if c.source == "beta.txt"]
     beta_sentences = [s for s in index.sent_sources if s == "beta.txt"]
     assert report.embedded_chunks == len(beta_chunks)
-    assert report.embedded_sentences == len(beta_sentences) == 2
+    assert report.embedded_sentences == len(beta_sentences) == 1  # the headline is its title, no sentence
     assert fake_embedder.embedded - before == len(beta_chunks) + len(beta_sentences)
     # Reused vectors are the ones the old index held, in the right rows.
     fresh = fake_embedder.embed([c.text for c in index.chunks])
@@ -107,3 +107,29 @@ def test_stale_index_is_updated_on_open(fake_qa: QA, fake_embedder) -> None:
     (fake_qa.config.seeds_dir / "delta.txt").write_text("Volcano erupts near the village of Lumo.\n")
     engine = QA(fake_qa.config, embedder=fake_embedder)
     assert engine.retrieve("volcano Lumo", k=1)[0].source == "delta.txt"
+
+
+def test_a_headline_titles_its_article_and_is_never_a_sentence(fake_qa: QA) -> None:
+    fake_qa.build()
+    index = fake_qa.index
+    alpha = index.articles["alpha.txt"]
+    assert alpha.title == "Harbour Bridge Reopens After Repairs"
+    texts = [index.sentence_text(i) for i, s in enumerate(index.sent_sources) if s == "alpha.txt"]
+    assert texts and not any("Reopens" in t for t in texts)
+    assert texts[0].startswith("The city council said on Monday")
+    # Still searchable: the first chunk holds it.
+    assert any("Reopens After Repairs" in c.text for c in index.chunks if c.source == "alpha.txt")
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("Harbour Bridge Reopens\n\nThe bridge opened.\n", "Harbour Bridge Reopens"),
+    ("# Harbour Notes\nThe harbour handled 73 ferries.\n", "# Harbour Notes"),
+    ("The bridge opened on Monday.\nIt carries cars.\n", None),  # a sentence, not a headline
+    ("The bridge that opened\non Monday carries cars.\n", None),  # one sentence broken across lines
+    ("Harbour Bridge Reopens\n", None),  # the only line is the article
+])
+def test_what_is_a_headline(text: str, found: str | None) -> None:
+    from qa.articles.load import headline
+
+    span = headline(text)
+    assert (text[span[0]:span[1]] if span else None) == found

@@ -36,9 +36,26 @@ class Article:
     file_date: str | None = None  # the file's creation date, when the article's own is unknown
 
 
+def headline(text: str) -> tuple[int, int] | None:
+    """Where the article's headline is: a short first line with no closing full stop or comma,
+    with more text after it. It titles the article and is never one of its sentences."""
+    lead = len(text) - len(text.lstrip())
+    line_end = text.find("\n", lead)
+    after = text[line_end:].lstrip() if line_end >= 0 else ""
+    if not after or after[0].islower():  # the only line, or a sentence broken across two lines
+        return None
+    line = text[lead:line_end].strip()
+    words = line.lstrip("#").strip()
+    if not words or len(words) > MAX_TITLE_CHARS or words.endswith((".", ",")):
+        return None
+    return lead, lead + len(text[lead:line_end].rstrip())
+
+
 def make_title(text: str) -> str:
-    """The first line when it is a short headline, else a shortened first sentence."""
+    """The headline when the article opens with one, else a shortened first sentence."""
     first_line = text.strip().split("\n", 1)[0].strip().lstrip("#").strip()
+    if (found := headline(text)) is not None:
+        return text[found[0]:found[1]].lstrip("#").strip()
     if first_line and len(first_line) <= MAX_TITLE_CHARS and not first_line.endswith((".", ",")):
         return first_line
     sentence = re.split(r"(?<=[.!?])\s", first_line, maxsplit=1)[0]

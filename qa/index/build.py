@@ -22,7 +22,7 @@ from qa.index.vectors import BATCH, embed_resumable, pool_into
 from qa.index.write import Parts, write_folder
 from qa.text.chunk import Chunk, chunk_article
 from qa.text.nlp import Tagger
-from qa.text.sentences import split_sentences
+from qa.text.sentences import article_sentences
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ def _assemble(
                     sent_rows.append(old.sent_vectors[i])
             continue
         first = len(sentences)
-        spans = new_sentences[article.source] = split_sentences(article.text)
+        spans = new_sentences[article.source] = article_sentences(article.text)
         for start, end in spans:
             sentences.append((article.source, start, end))
             sent_rows.append(_flat(article.text[start:end]))  # embedded alone unless pooled

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2
+FORMAT = 3  # 3: an article's headline is not one of its sentences
 CURRENT = "CURRENT"
 
 

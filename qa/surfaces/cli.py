@@ -117,7 +117,7 @@ def search(ctx: click.Context, question: str, k: int, mode: str, as_json: bool, 
       qa search "Suhail Shaheen" --mode bm25 --json
     """
     passages: list[Passage] = _run(_engine(ctx).retrieve, question, k, mode, since, until)
-    if len(passages) < k:
+    if len(passages) < k and not as_json:
         why = ("bm25 finds only passages that hold the question's words; --mode hybrid ranks them all"
                if mode == "bm25" else "the articles hold no more passages that do not overlap")
         click.echo(f"Only {len(passages)} of {k} passages: {why}.", err=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from qa.articles.load import headline
+
 # A line that ends without terminal punctuation, followed by a line that starts in
 # lower case, is one sentence broken across two lines ("or\nthose whose ...").
 _SOFT_BREAK = re.compile(r"(?<=[^.!?:;\"”’'\s])\n(?=[ \t]*[a-z(])")
@@ -36,6 +38,13 @@ def split_sentences(text: str) -> tuple[tuple[int, int], ...]:
         if match:
             pos = match.end()
     return tuple(spans)
+
+
+def article_sentences(text: str) -> tuple[tuple[int, int], ...]:
+    """The sentences of an article's text: its headline is its title, not a sentence to cite."""
+    spans = split_sentences(text)
+    top = headline(text)
+    return spans if top is None else tuple(s for s in spans if s[0] >= top[1])
 
 
 def _split_block(flat: str, start: int, end: int) -> list[tuple[int, int]]:
