@@ -4,20 +4,28 @@
   history need a few), the upload limit for files; more gets 413.
 - Files reach Gradio's temporary folder (``/gradio_api/upload``) only from users who may upload,
   at most UPLOADS_PER_MINUTE a minute each; others get 403 and nothing is stored.
-- Each request's client address is noted for the sign-in throttle (qa/surfaces/throttle.py).
+- Each request's client address is noted for the sign-in throttle (qa/surfaces/throttle.py): the
+  socket's, or the one a proxy named in QA_TRUSTED_PROXIES puts in X-Forwarded-For (uvicorn's own
+  reading of that header is turned off by launch(), so no other sender can choose its address).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import json
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+import os
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from typing import TYPE_CHECKING, Any
 
 from qa.articles.uploads import may_upload
 from qa.config import Config
 from qa.surfaces.limits import RateLimited, RateLimiter
-from qa.surfaces.throttle import CLIENT_ADDRESS
+from qa.surfaces.throttle import CLIENT_ADDRESS, shown
+
+if TYPE_CHECKING:
+    import gradio as gr
 
 log = logging.getLogger("qa.app")
 
@@ -32,27 +40,57 @@ UPLOAD_BODY = 2 * 1024 * 1024 + 64 * 1024
 UPLOADS_PER_MINUTE = 6
 
 
+# The header that tells the chat's handlers which trusted proxy forwarded a request (a client's
+# own is dropped): they log it beside the client's address.
+VIA = b"x-qa-via-proxy"
+
+
 class Guard:
     """Body caps, upload rights and rate, and the client's address, for every HTTP request."""
 
     def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], config: Config) -> None:
         self.app, self.config = app, config
         self.uploads = RateLimiter(UPLOADS_PER_MINUTE, what="uploads", setting="")
+        self.proxies = [ipaddress.ip_network(p.strip(), strict=False)
+                        for p in config.trusted_proxies.split(",") if p.strip()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        address = (scope.get("client") or ("unknown",))[0]
-        noted = CLIENT_ADDRESS.set(address)
+        address, proxy = self._address(scope)
+        noted = CLIENT_ADDRESS.set((address, proxy))
         try:
             if scope["method"] == "POST":
-                receive = await self._checked(scope, receive, send, address)
+                receive = await self._checked(scope, receive, send, shown(address, proxy))
                 if receive is None:
                     return
             await self.app(scope, receive, send)
         finally:
             CLIENT_ADDRESS.reset(noted)
+
+    def _address(self, scope: Scope) -> tuple[str, str]:
+        """The client's address and the trusted proxy that forwarded the request ("" for none);
+        a forwarded request's scope names the client, as Gradio's handlers see it."""
+        peer = (scope.get("client") or ("unknown", 0))[0]
+        headers = [(k, v) for k, v in scope.get("headers") or [] if k != VIA]
+        forwarded = [v.decode("latin-1") for k, v in headers if k == b"x-forwarded-for"]
+        client = _client(forwarded, self._trusted) if forwarded and self._trusted(peer) else None
+        if client is None:
+            scope["headers"] = headers
+            return peer, ""
+        scope["client"], scope["headers"] = (client, 0), [*headers, (VIA, peer.encode("latin-1"))]
+        proto = dict(headers).get(b"x-forwarded-proto", b"").decode("latin-1").strip()
+        if proto in ("http", "https"):
+            scope["scheme"] = proto  # a TLS proxy's https: Gradio's links and cookies follow it
+        return client, peer
+
+    def _trusted(self, host: str) -> bool:
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return any(address in network for network in self.proxies)
 
     async def _checked(self, scope: Scope, receive: Receive, send: Send, address: str) -> Receive | None:
         """The request's body, read up to its cap and replayed; None when a refusal was sent."""
@@ -88,6 +126,46 @@ class Guard:
             if not message.get("more_body"):
                 break
         return _replay(b"".join(chunks), receive)
+
+
+def who(request: gr.Request | None) -> str:
+    """Who is asking, for the chat's rate limits and logs: the signed-in user, else the address
+    (and the trusted proxy that forwarded it)."""
+    if request is None:
+        return "local"
+    if request.username:
+        return f"user {request.username}"
+    via = request.headers.get(VIA.decode())  # set by the guard alone, for a trusted proxy's request
+    return f"address {shown(request.client.host, via or '')}" if request.client else "unknown"
+
+
+@contextlib.contextmanager
+def forwarded_headers_off() -> Iterator[None]:
+    """While Gradio starts uvicorn: uvicorn trusts no X-Forwarded-For (by default it trusts any
+    local process's); the guard reads the header, from QA_TRUSTED_PROXIES only."""
+    saved = os.environ.get("FORWARDED_ALLOW_IPS")
+    os.environ["FORWARDED_ALLOW_IPS"] = ""  # read by uvicorn.Config, which Gradio makes in launch()
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("FORWARDED_ALLOW_IPS", None)
+        else:
+            os.environ["FORWARDED_ALLOW_IPS"] = saved
+
+
+def _client(forwarded: list[str], trusted: Callable[[str], bool]) -> str | None:
+    """The client X-Forwarded-For names: the nearest hop that is not a trusted proxy (each proxy
+    appends the address it was reached from). None when a hop is not an address: trust none of it."""
+    hops = [hop.strip() for value in forwarded for hop in value.split(",")]
+    for hop in reversed(hops):
+        try:
+            host = str(ipaddress.ip_address(hop))
+        except ValueError:
+            return None
+        if not trusted(host):
+            return host
+    return hops[0] if hops and hops[0] else None
 
 
 def _user(scope: Scope) -> str | None:

@@ -27,8 +27,15 @@ MAX_LOCK = 900.0
 FORGET = 900.0
 # Names and addresses remembered at most; beyond, the least recently failed are forgotten.
 MAX_KEYS = 10_000
-# The address of the request being handled, set by qa/surfaces/guard.py for each request.
-CLIENT_ADDRESS: contextvars.ContextVar[str] = contextvars.ContextVar("qa_client_address", default="unknown")
+# The client's address for the request being handled, and the trusted proxy that forwarded it
+# ("" when it came straight from the client): set by qa/surfaces/guard.py for each request.
+CLIENT_ADDRESS: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar(
+    "qa_client_address", default=("unknown", ""))
+
+
+def shown(address: str, proxy: str) -> str:
+    """An address as logged: the client's, and the proxy's beside it when one forwarded it."""
+    return f"{address} via proxy {proxy}" if proxy else address
 
 
 @dataclass
@@ -100,26 +107,26 @@ def throttled(check: Callable[[str, str], bool], throttle: Throttle | None = Non
             return None if throttle.locked(keys, note=False)[0] > 0 else check(username, password)
 
     async def sign_in(username: str, password: str) -> bool:
-        username, address = str(username or "")[:64], CLIENT_ADDRESS.get()
-        keys = (f"user {username!r}", f"address {address}")
+        username, (address, proxy) = str(username or "")[:64], CLIENT_ADDRESS.get()
+        keys, where = (f"user {username!r}", f"address {address}"), shown(address, proxy)
         wait, first = throttle.locked(keys)
         if wait > 0:
             if first:
                 log.warning("sign-in refused without checking for user %r from %s: locked for %d s more "
                             "after failed sign-ins (further refusals while locked are not logged)",
-                            username, address, math.ceil(wait))
+                            username, where, math.ceil(wait))
             return False
         ok = await asyncio.to_thread(checked, username, str(password or ""), keys)
         if ok is None:  # a flood's attempt that waited its turn while the lock began
             return False
         if ok:
             throttle.succeeded(keys[0])
-            log.info("signed in: %r from %s", username, address)
+            log.info("signed in: %r from %s", username, where)
         elif lock := throttle.failed(keys):
             log.warning("sign-in refused for user %r from %s; locked for %d s after repeated failures",
-                        username, address, lock)
+                        username, where, lock)
         else:
-            log.warning("sign-in refused for user %r from %s", username, address)
+            log.warning("sign-in refused for user %r from %s", username, where)
         return ok
 
     return sign_in

@@ -1,0 +1,93 @@
+"""The chat server's front door against a client on the same machine (the second security review):
+whose address a sign-in counts under, who a lockout can lock out, what answers before sign-in, and
+what malformed calls leave in the log. Real servers of their own, the fake embedder."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import DATA, FakeEmbedder
+from net import serving
+
+import qa
+from qa.surfaces import throttle
+
+USERS = {"alice": "alice-pass-1", "bob": "bob-pass-2"}
+SPRAY = throttle.FREE_ADDRESS + 2  # wrong sign-ins, each for a name of its own: just past the address's
+
+
+@contextlib.contextmanager
+def signed_server(tmp: Path, **settings: object) -> Iterator[str]:
+    """A signed-in chat server of its own (its sign-in throttle starts empty)."""
+    shutil.copytree(DATA, tmp / "seeds")
+    config = qa.Config(seeds_dir=tmp / "seeds", index_dir=tmp / "index", chunk_size=200, chunk_overlap=40,
+                       min_evidence=0.3, reader="spans", rate=0, uploaders="alice",
+                       auth=",".join(f"{u}:{p}" for u, p in USERS.items()), **settings)
+    engine = qa.QA(config, embedder=FakeEmbedder())
+    engine.build()
+    with serving(engine) as url:
+        yield url
+
+
+@pytest.fixture
+def frozen(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The sign-in throttle's clock, standing still unless a test moves it (however slow the run)."""
+    now = [time.monotonic()]
+    monkeypatch.setattr(throttle, "monotonic", lambda: now[0])
+    return now
+
+
+def sign_in(url: str, user: str, password: str, forwarded: str | None = None) -> int:
+    headers = {"X-Forwarded-For": forwarded} if forwarded else {}
+    return httpx.post(url + "login", data={"username": user, "password": password}, headers=headers,
+                      timeout=30).status_code
+
+
+def messages(caplog: pytest.LogCaptureFixture, logger: str) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == logger]
+
+
+# ---- 1. The client's address cannot be forged ------------------------------------------------
+
+def test_a_forged_forwarded_for_is_ignored_and_the_address_still_locks(
+        tmp_path: Path, frozen: list[float], caplog: pytest.LogCaptureFixture) -> None:
+    with signed_server(tmp_path) as url, caplog.at_level(logging.INFO, logger="qa.surfaces.throttle"):
+        codes = [sign_in(url, f"m{n}", "x", forwarded=f"10.9.9.{n}") for n in range(SPRAY)]
+    logged = messages(caplog, "qa.surfaces.throttle")
+    assert codes == [400] * len(codes)
+    assert [m for m in logged if "10.9.9." in m] == []  # every failure is counted under 127.0.0.1
+    assert f"sign-in refused for user 'm{throttle.FREE_ADDRESS}' from 127.0.0.1; locked for 2 s" in logged[-2]
+    assert logged[-1].startswith(f"sign-in refused without checking for user 'm{throttle.FREE_ADDRESS + 1}' "
+                                 "from 127.0.0.1: locked")
+
+
+def test_a_trusted_proxy_names_the_client_and_is_logged_beside_it(
+        tmp_path: Path, frozen: list[float], caplog: pytest.LogCaptureFixture) -> None:
+    with signed_server(tmp_path, trusted_proxies="127.0.0.1") as url, \
+            caplog.at_level(logging.INFO, logger="qa.surfaces.throttle"):
+        # The nearest hop that is not a trusted proxy is the client; a hop that is no address is ignored.
+        assert sign_in(url, "alice", "wrong", forwarded="203.0.113.7, 127.0.0.1") == 400
+        assert sign_in(url, "bob", "wrong", forwarded="not-an-address") == 400
+        # Behind the proxy, each client has its address's own count: none is locked by the others.
+        codes = [sign_in(url, f"m{n}", "x", forwarded=f"10.9.9.{n}") for n in range(SPRAY)]
+        assert sign_in(url, "alice", USERS["alice"], forwarded="198.51.100.4") == 200
+    logged = messages(caplog, "qa.surfaces.throttle")
+    assert logged[0] == "sign-in refused for user 'alice' from 203.0.113.7 via proxy 127.0.0.1"
+    assert logged[1] == "sign-in refused for user 'bob' from 127.0.0.1"
+    assert codes == [400] * len(codes) and not [m for m in logged if "locked" in m]
+    assert logged[-1] == "signed in: 'alice' from 198.51.100.4 via proxy 127.0.0.1"
+
+
+def test_trusted_proxies_must_be_addresses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QA_TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8, ::1")
+    assert qa.Config.from_env().trusted_proxies == "127.0.0.1, 10.0.0.0/8, ::1"
+    monkeypatch.setenv("QA_TRUSTED_PROXIES", "127.0.0.1,proxy.local")
+    with pytest.raises(ValueError, match="QA_TRUSTED_PROXIES entry 'proxy.local' is not an address"):
+        qa.Config.from_env()
