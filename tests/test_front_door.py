@@ -91,3 +91,34 @@ def test_trusted_proxies_must_be_addresses(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("QA_TRUSTED_PROXIES", "127.0.0.1,proxy.local")
     with pytest.raises(ValueError, match="QA_TRUSTED_PROXIES entry 'proxy.local' is not an address"):
         qa.Config.from_env()
+
+
+# ---- 2. A stranger cannot lock a user out where she signs in ----------------------------------
+
+def test_wrong_passwords_from_elsewhere_do_not_lock_out_an_address_that_signed_in_before(
+        tmp_path: Path, frozen: list[float]) -> None:
+    home, stranger = "198.51.100.4", "203.0.113.9"
+    with signed_server(tmp_path, trusted_proxies="127.0.0.1") as url:
+        assert sign_in(url, "alice", USERS["alice"], forwarded=home) == 200
+        guesses = [sign_in(url, "alice", f"guess-{n}", forwarded=stranger) for n in range(throttle.FREE + 3)]
+        assert guesses == [400] * (throttle.FREE + 3)
+        assert sign_in(url, "alice", USERS["alice"], forwarded="192.0.2.1") == 400  # the name is locked...
+        assert sign_in(url, "alice", USERS["alice"], forwarded=home) == 200  # ...but not where she signed in
+        # There the name locks after her own failures (at that address alone), as anywhere.
+        typos = [sign_in(url, "alice", "typo", forwarded=home) for _ in range(throttle.FREE + 1)]
+        assert typos == [400] * (throttle.FREE + 1)
+        assert sign_in(url, "alice", USERS["alice"], forwarded=home) == 400
+        frozen[0] += 2.2  # that lock's 2 s
+        assert sign_in(url, "alice", USERS["alice"], forwarded=home) == 200
+
+
+def test_an_address_is_remembered_for_its_user_for_30_days() -> None:
+    now = [0.0]
+    gate = throttle.Throttle(clock=lambda: now[0])
+    assert gate.keys("alice", "10.0.0.9") == ("user 'alice'", "address 10.0.0.9")
+    gate.remember("alice", "10.0.0.9")
+    assert gate.keys("alice", "10.0.0.9") == ("user 'alice' at 10.0.0.9", "address 10.0.0.9")
+    assert gate.keys("bob", "10.0.0.9")[0] == "user 'bob'"
+    assert gate.keys("alice", "10.0.0.8")[0] == "user 'alice'"
+    now[0] += throttle.REMEMBER + 1
+    assert gate.keys("alice", "10.0.0.9")[0] == "user 'alice'"
