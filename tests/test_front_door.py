@@ -122,3 +122,73 @@ def test_an_address_is_remembered_for_its_user_for_30_days() -> None:
     assert gate.keys("alice", "10.0.0.8")[0] == "user 'alice'"
     now[0] += throttle.REMEMBER + 1
     assert gate.keys("alice", "10.0.0.9")[0] == "user 'alice'"
+
+
+# ---- 3. Nothing of Gradio's API answers before sign-in; open streams are capped ----------------
+
+SIGNED_OUT = [("GET", "heartbeat/anything"), ("GET", "app_id"), ("GET", "token"), ("GET", "user"),
+              ("GET", "startup-events"), ("GET", "runs"), ("GET", "info"), ("GET", "login_check"),
+              ("GET", "queue/data?session_hash=x"), ("GET", "upload_progress?upload_id=x"),
+              ("POST", "queue/join"), ("POST", "upload"), ("POST", "reset"), ("POST", "cancel"), ("GET", "")]
+
+
+def _status(client: httpx.Client, method: str, url: str) -> int:
+    """The status a request gets, without waiting for an event stream to end."""
+    with client.stream(method, url, json={} if method == "POST" else None) as reply:
+        return reply.status_code
+
+
+@pytest.fixture(scope="module")
+def signed_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with signed_server(tmp_path_factory.mktemp("front")) as url:
+        yield url
+
+
+def test_every_gradio_api_route_is_refused_before_sign_in(signed_url: str) -> None:
+    with httpx.Client(timeout=30) as stranger:
+        assert {route: _status(stranger, method, signed_url + "gradio_api/" + route)
+                for method, route in SIGNED_OUT} == {route: 401 for _, route in SIGNED_OUT}
+        assert "Not signed in" in stranger.get(signed_url + "gradio_api/app_id").text
+        assert stranger.get(signed_url).status_code == 200  # the login page
+        assert stranger.post(signed_url + "login", data={"username": "bob",
+                                                          "password": USERS["bob"]}).status_code == 200
+        assert _status(stranger, "GET", signed_url + "gradio_api/heartbeat/anything") == 200  # signed in now
+
+
+def test_a_client_holds_a_bounded_number_of_event_streams(signed_url: str) -> None:
+    from qa.surfaces.guard import STREAMS_PER_CLIENT
+
+    limits = httpx.Limits(max_connections=STREAMS_PER_CLIENT + 8)
+    with httpx.Client(timeout=30, limits=limits) as bob, httpx.Client(timeout=30) as alice, \
+            contextlib.ExitStack() as held:
+        for user, client in (("bob", bob), ("alice", alice)):
+            assert client.post(signed_url + "login", data={"username": user,
+                                                            "password": USERS[user]}).status_code == 200
+        streams = [held.enter_context(bob.stream("GET", signed_url + f"gradio_api/heartbeat/s{n}"))
+                   for n in range(STREAMS_PER_CLIENT)]
+        assert {s.status_code for s in streams} == {200}
+        assert _status(bob, "GET", signed_url + "gradio_api/heartbeat/one-more") == 429
+        assert _status(alice, "GET", signed_url + "gradio_api/heartbeat/hers") == 200  # per client
+        streams[0].close()
+        deadline = time.monotonic() + 30  # the server notices the closed stream's disconnect
+        while (code := _status(bob, "GET", signed_url + "gradio_api/heartbeat/again")) == 429:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        assert code == 200
+
+
+@pytest.mark.browser
+def test_the_login_page_needs_nothing_from_gradios_api(signed_url: str) -> None:
+    from net import chromium
+
+    with chromium() as browser:
+        page = browser.new_context().new_page()
+        refused: list[str] = []
+        page.on("response", lambda r: refused.append(r.url) if r.status >= 400 else None)
+        page.goto(signed_url)
+        page.wait_for_selector("input[type=password]", timeout=30_000)
+        page.fill("input[type=text]", "bob")
+        page.fill("input[type=password]", USERS["bob"])
+        page.click("button:has-text('Login')")
+        page.wait_for_selector("text=articles indexed", timeout=60_000)
+        assert refused == []

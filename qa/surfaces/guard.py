@@ -2,6 +2,12 @@
 
 - Request bodies are capped before Gradio reads them: 256 KB for the API (a question and its
   history need a few), the upload limit for files; more gets 413.
+- With sign-in on, every ``/gradio_api/`` route answers 401 before sign-in: the login page needs
+  none of them (Gradio leaves some open: the heartbeat's event stream, app_id, token, ...), and
+  the start-up call Gradio's launch() makes is the only one let through, once.
+- A client (the signed-in user, else the address) holds at most STREAMS_PER_CLIENT ``/gradio_api/``
+  GET requests open at once: the heartbeat and queue event streams stay open, so with no cap one
+  client could hold connections without limit.
 - Files reach Gradio's temporary folder (``/gradio_api/upload``) only from users who may upload,
   at most UPLOADS_PER_MINUTE a minute each; others get 403 and nothing is stored.
 - Each request's client address is noted for the sign-in throttle (qa/surfaces/throttle.py): the
@@ -21,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from qa.articles.uploads import may_upload
 from qa.config import Config
-from qa.surfaces.limits import RateLimited, RateLimiter
+from qa.surfaces.limits import Once, RateLimited, RateLimiter
 from qa.surfaces.throttle import CLIENT_ADDRESS, shown
 
 if TYPE_CHECKING:
@@ -38,6 +44,9 @@ API_BODY = 256 * 1024
 # A file of Gradio's upload limit, with room for the multipart framing around it.
 UPLOAD_BODY = 2 * 1024 * 1024 + 64 * 1024
 UPLOADS_PER_MINUTE = 6
+# A page holds two event streams open (the heartbeat, the queue's data), so this is 16 tabs.
+STREAMS_PER_CLIENT = 32
+API = "/gradio_api"
 
 
 # The header that tells the chat's handlers which trusted proxy forwarded a request (a client's
@@ -53,6 +62,8 @@ class Guard:
         self.uploads = RateLimiter(UPLOADS_PER_MINUTE, what="uploads", setting="")
         self.proxies = [ipaddress.ip_network(p.strip(), strict=False)
                         for p in config.trusted_proxies.split(",") if p.strip()]
+        self.streams: dict[str, int] = {}  # open GET requests per client (none kept at 0)
+        self.told = Once()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -60,14 +71,38 @@ class Guard:
             return
         address, proxy = self._address(scope)
         noted = CLIENT_ADDRESS.set((address, proxy))
+        path, user = scope["path"], _user(scope)
+        api = path == API or path.startswith(API + "/")
+        client = f"user {user}" if user else f"address {shown(address, proxy)}"
         try:
-            if scope["method"] == "POST":
-                receive = await self._checked(scope, receive, send, shown(address, proxy))
-                if receive is None:
-                    return
-            await self.app(scope, receive, send)
+            if api and user is None and _closed(scope):
+                await _refuse(send, 401, "Not signed in: sign in first (POST /login)")
+            elif api and scope["method"] == "GET":
+                await self._stream(scope, receive, send, client)
+            elif scope["method"] == "POST":
+                if (receive := await self._checked(scope, receive, send, user, client)) is not None:
+                    await self.app(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
         finally:
             CLIENT_ADDRESS.reset(noted)
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send, client: str) -> None:
+        """A GET of Gradio's API (an event stream may stay open), within the client's open ones."""
+        if self.streams.get(client, 0) >= STREAMS_PER_CLIENT:
+            if self.told.first(client):
+                log.warning("open requests refused: %s holds %d open at once; refusals for the next minute "
+                            "are not logged", client[:80], STREAMS_PER_CLIENT)
+            await _refuse(send, 429, f"Too many open requests: at most {STREAMS_PER_CLIENT} at once; "
+                                     "close a tab or a client, then try again.")
+            return
+        self.streams[client] = self.streams.get(client, 0) + 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.streams[client] -= 1
+            if not self.streams[client]:
+                del self.streams[client]
 
     def _address(self, scope: Scope) -> tuple[str, str]:
         """The client's address and the trusted proxy that forwarded the request ("" for none);
@@ -92,12 +127,11 @@ class Guard:
             return False
         return any(address in network for network in self.proxies)
 
-    async def _checked(self, scope: Scope, receive: Receive, send: Send, address: str) -> Receive | None:
+    async def _checked(self, scope: Scope, receive: Receive, send: Send, user: str | None,
+                       who: str) -> Receive | None:
         """The request's body, read up to its cap and replayed; None when a refusal was sent."""
         upload = scope["path"].rstrip("/").endswith("/gradio_api/upload")
         if upload:
-            user = _user(scope)
-            who = f"user {user}" if user else f"address {address}"
             if not may_upload(self.config, user):
                 log.warning("file upload refused: %s may not upload", who)
                 await _refuse(send, 403, "Uploads are off for you: the server allows them with QA_UPLOADS=1, "
@@ -166,6 +200,16 @@ def _client(forwarded: list[str], trusted: Callable[[str], bool]) -> str | None:
         if not trusted(host):
             return host
     return hops[0] if hops and hops[0] else None
+
+
+def _closed(scope: Scope) -> bool:
+    """True when sign-in is on and the route is not the one Gradio's start-up calls (once, when
+    launch() starts the server: open until then, like a port that is not yet listening)."""
+    app = scope.get("app")
+    if getattr(app, "auth", None) is None:
+        return False
+    started = getattr(app, "startup_events_triggered", True)
+    return started or scope["path"].rstrip("/") != API + "/startup-events"
 
 
 def _user(scope: Scope) -> str | None:
