@@ -5,9 +5,11 @@ what malformed calls leave in the log. Real servers of their own, the fake embed
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import shutil
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -192,3 +194,46 @@ def test_the_login_page_needs_nothing_from_gradios_api(signed_url: str) -> None:
         page.click("button:has-text('Login')")
         page.wait_for_selector("text=articles indexed", timeout=60_000)
         assert refused == []
+
+
+# ---- 4. Malformed calls: one line in the log, no traceback ------------------------------------
+
+def _join(client: httpx.Client, url: str, fn_index: object, data: list) -> int:
+    """The status of a raw queue/join call, its event (when one is queued) read to the end."""
+    session = uuid.uuid4().hex
+    joined = client.post(url + "gradio_api/queue/join", json={"data": data, "fn_index": fn_index,
+                                                              "session_hash": session, "trigger_id": None})
+    if joined.status_code == 200:
+        with client.stream("GET", url + f"gradio_api/queue/data?session_hash={session}") as events:
+            for line in events.iter_lines():
+                if line.startswith("data:") and json.loads(line[5:]).get("msg") == "process_completed":
+                    break
+    return joined.status_code
+
+
+def test_malformed_calls_are_refused_in_one_line_without_a_traceback(
+        signed_url: str, capfd: pytest.CaptureFixture, caplog: pytest.LogCaptureFixture) -> None:
+    hostname = {"path": "/etc/hostname", "meta": {"_type": "gradio.FileData"}}
+    with httpx.Client(timeout=30) as alice, caplog.at_level(logging.WARNING, logger="qa.app"):
+        assert alice.post(signed_url + "login", data={"username": "alice",
+                                                       "password": USERS["alice"]}).status_code == 200
+        fns = {d.get("api_name"): d["id"] for d in alice.get(signed_url + "config").json()["dependencies"]}
+        capfd.readouterr()
+        codes = []
+        for _ in range(3):
+            codes += [_join(alice, signed_url, fns["respond"], ["Who?"]),  # it takes 5 inputs
+                      _join(alice, signed_url, fns["upload"], [hostname]),
+                      _join(alice, signed_url, fns["upload"], ["/etc/hostname"]),
+                      _join(alice, signed_url, 999, []),
+                      alice.post(signed_url + "gradio_api/call/nosuch", json={"data": []}).status_code,
+                      alice.post(signed_url + "gradio_api/call/ask", json={"data": []}).status_code]
+        refusal = alice.post(signed_url + "gradio_api/call/upload", json={"data": [hostname]})
+        well_formed = _join(alice, signed_url, fns["respond"], ["Who?", None, False, "", ""])
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception in ASGI" not in err, err[-3000:]
+    assert codes == [422] * 18 and well_formed == 200
+    assert refusal.json() == {"detail": "upload's input 1 names a file that was not uploaded "
+                                        "(POST /gradio_api/upload first)"}
+    refused = [m for m in messages(caplog, "qa.app") if m.startswith("malformed call refused")]
+    assert refused == ["malformed call refused for user alice: respond takes 5 inputs, not 1 (further ones "
+                       "in the next minute are not logged)"]

@@ -2,14 +2,13 @@
 
 - Request bodies are capped before Gradio reads them: 256 KB for the API (a question and its
   history need a few), the upload limit for files; more gets 413.
-- With sign-in on, every ``/gradio_api/`` route answers 401 before sign-in: the login page needs
-  none of them (Gradio leaves some open: the heartbeat's event stream, app_id, token, ...), and
-  the start-up call Gradio's launch() makes is the only one let through, once.
+- With sign-in on, every ``/gradio_api/`` route answers 401 before sign-in (the login page needs
+  none; Gradio leaves some open), but for the one call Gradio's launch() makes, once.
 - A client (the signed-in user, else the address) holds at most STREAMS_PER_CLIENT ``/gradio_api/``
-  GET requests open at once: the heartbeat and queue event streams stay open, so with no cap one
-  client could hold connections without limit.
+  GET requests open at once: event streams stay open, and no client may hold them without limit.
 - Files reach Gradio's temporary folder (``/gradio_api/upload``) only from users who may upload,
   at most UPLOADS_PER_MINUTE a minute each; others get 403 and nothing is stored.
+- Calls that would make Gradio log a traceback (qa/surfaces/calls.py) get 422 and one line.
 - Each request's client address is noted for the sign-in throttle (qa/surfaces/throttle.py): the
   socket's, or the one a proxy named in QA_TRUSTED_PROXIES puts in X-Forwarded-For (uvicorn's own
   reading of that header is turned off by launch(), so no other sender can choose its address).
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from qa.articles.uploads import may_upload
 from qa.config import Config
+from qa.surfaces.calls import problem
 from qa.surfaces.limits import Once, RateLimited, RateLimiter
 from qa.surfaces.throttle import CLIENT_ADDRESS, shown
 
@@ -47,8 +47,6 @@ UPLOADS_PER_MINUTE = 6
 # A page holds two event streams open (the heartbeat, the queue's data), so this is 16 tabs.
 STREAMS_PER_CLIENT = 32
 API = "/gradio_api"
-
-
 # The header that tells the chat's handlers which trusted proxy forwarded a request (a client's
 # own is dropped): they log it beside the client's address.
 VIA = b"x-qa-via-proxy"
@@ -159,7 +157,14 @@ class Guard:
                 return None
             if not message.get("more_body"):
                 break
-        return _replay(b"".join(chunks), receive)
+        body = b"".join(chunks)
+        if (why := problem(scope.get("app"), scope["path"], body)) is not None:
+            if self.told.first(f"malformed {who}"):
+                log.warning("malformed call refused for %s: %s (further ones in the next minute are not "
+                            "logged)", who, why)
+            await _refuse(send, 422, why)
+            return None
+        return _replay(body, receive)
 
 
 def who(request: gr.Request | None) -> str:
