@@ -186,6 +186,9 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
                 time.sleep(2)
             assert _get(f"http://127.0.0.1:{web}/health", None) == 401
             assert _get(f"http://127.0.0.1:{web}/health", "wrong") == 401
+            for route in ("/-/routes", "/-/healthz"):  # answered by Serve's proxy, not a replica
+                assert _get(f"http://127.0.0.1:{web}{route}", None) == 401, route
+                assert _get(f"http://127.0.0.1:{web}{route}", token) == 200, route
             # Serve's proxy listens on 127.0.0.1 too; each replica opens one gRPC port of its own on
             # every interface (Ray 2.60 hard-codes "[::]:0"), which refuses calls without the token.
             public = [a for a in _listening(set(cluster.processes())) if not LOOPBACK.match(a)]
