@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 from dataclasses import dataclass, fields
 from enum import StrEnum
@@ -117,6 +118,9 @@ class Config:
     # session (eval/load_bench.py): this bounds memory, at the cost of a chat's follow-up context
     # once this many other sessions came after its last turn.
     sessions: int = 500
+    # The proxies (addresses or networks, comma-separated) whose X-Forwarded-For names the client;
+    # empty: none, so no client can pick the address its sign-ins and limits are counted under.
+    trusted_proxies: str = ""
     # `qa serve --ray`: the bearer token every request must carry (Authorization: Bearer ...);
     # without it the service answers only on a loopback address.
     serve_token: str = ""
@@ -135,6 +139,12 @@ class Config:
         for key in ("reader_threads", "reader_slots", "reader_sentences", "reader_budget"):
             if getattr(self, key) < 1:
                 raise ValueError(f"QA_{key.upper()}={getattr(self, key)} must be at least 1")
+        for proxy in filter(None, (p.strip() for p in self.trusted_proxies.split(","))):
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(f"QA_TRUSTED_PROXIES entry {proxy[:40]!r} is not an address or network; "
+                                 "write QA_TRUSTED_PROXIES=127.0.0.1 or 10.0.0.0/24") from None
 
     @classmethod
     def from_env(cls, **overrides: object) -> Config:

@@ -31,6 +31,8 @@ from qa.index.load import load_index
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+# The README's first lines start the cluster, as docs/cluster.md's do; its last one stops it.
+STARTS = 4
 LOOPBACK = re.compile(r"^(127\.\d+\.\d+\.\d+|\[::ffff:127\.\d+\.\d+\.\d+\]|\[::1\]):\d+ ")
 
 
@@ -44,7 +46,20 @@ def _block(text: str, heading: str) -> list[str]:
 def test_the_readme_starts_the_cluster_as_docs_cluster_md_does() -> None:
     docs = _block((ROOT / "docs/cluster.md").read_text(), "### On one machine")
     readme = _block((ROOT / "README.md").read_text(), "## Running on a cluster")
-    assert [line for line in docs if not line.startswith(".venv/bin/ray status")] == readme[:3]
+    assert [line for line in docs if not line.startswith(".venv/bin/ray status")] == readme[:STARTS]
+
+
+def _own(lines: list[str], ports: dict[str, int], temp: Path, log: Path) -> list[str]:
+    """Documented lines with this test's own ports, temp folder and log (the documented ones may be
+    taken on this machine), and the venv it runs in."""
+    out = []
+    for line in lines:
+        line = line.replace(".venv/bin/", f"{BIN}/").replace(">/tmp/qa-ray.log", f">{log}")
+        line = line.replace("--temp-dir=/tmp/qa-ray", f"--temp-dir={temp}")
+        for documented, own in ports.items():
+            line = line.replace(documented, str(own))
+        out.append(line)
+    return out
 
 
 def _listening(pids: set[int]) -> list[str]:
@@ -52,6 +67,14 @@ def _listening(pids: set[int]) -> list[str]:
     out = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True, check=True).stdout
     return [f"{line.split()[3]} {line.split()[-1]}" for line in out.splitlines()
             if any(f"pid={p}," in line for p in pids)]
+
+
+def _running(pid: int) -> bool:
+    """True while the process runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def _grpc_refused(port: int) -> bool:
@@ -83,20 +106,20 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
     port, home = free_port(), tmp_path / "home"
     home.mkdir()
     cluster = LocalCluster()  # a short temp folder (socket paths); finds and kills what the commands start
-    # The documented lines, with this test's own port, temp folder and side ports (none documented).
-    extra = (f" --temp-dir={cluster.temp} --dashboard-port={free_port()} --disable-usage-stats"
-             f" --ray-client-server-port={free_port()} --dashboard-agent-listen-port={free_port()}")
-    lines = [line.replace("--port=6379", f"--port={port}").replace(".venv/bin/", f"{BIN}/")
-             + (extra if line.startswith(".venv/bin/ray start") else "")
-             for line in _block((ROOT / "docs/cluster.md").read_text(), "### On one machine")]
+    web = free_port()
+    ports = {"6380": port, "6381": free_port(), "6382": free_port(), "8000": web}
+    lines = _own(_block((ROOT / "docs/cluster.md").read_text(), "### On one machine"), ports, cluster.temp,
+                 tmp_path / "ray.log")
     status = [line for line in lines if line.startswith(f"{BIN}/ray status")]
     lines = [line for line in lines if line not in status]  # run below, once the node has registered
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAY_")}, "HOME": str(home),
            "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "RAY_USAGE_STATS_ENABLED": "0"}
-    script = "set -e\n" + "\n".join(lines) + "\nenv | grep '^RAY_' > ray.env\n"
+    # Run as written, then note `ray start --block`'s process id for the README's last line, below.
+    script = "set -e\n" + "\n".join(lines) + "\necho $ray > ray.pid\nenv | grep '^RAY_' > ray.env\n"
     head = subprocess.Popen(["bash", "-c", script], cwd=tmp_path, env=env, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     cluster.groups.append(head.pid)
+    other = None
     try:
         out, _ = head.communicate(timeout=300)
         assert head.returncode == 0, out[-3000:]
@@ -112,14 +135,13 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
             shown = subprocess.run(["bash", "-c", status[0]], env=driver, capture_output=True, text=True,
                                    timeout=120).stdout
         assert "Active:" in shown and "2.0 CPU" in shown.replace("/2.0 CPU", " 2.0 CPU"), shown
-        # The README's commands after the start, as written (its ports changed to this test's; `ray
-        # stop` left to cluster.stop(), which ends only this cluster's processes).
+        # The README's commands after the start, as written (its ports changed to this test's), but
+        # for the last, which stops the cluster: run at the end.
         shutil.copytree(ROOT / "seeds", tmp_path / "seeds")
-        web = free_port()
-        readme = [line.replace(".venv/bin/", f"{BIN}/").replace("6379", str(port)).replace("8000", str(web))
-                  for line in _block((ROOT / "README.md").read_text(), "## Running on a cluster")[3:]]
-        assert readme[-1].endswith(f"; {BIN}/ray stop"), readme[-1]
-        readme[-1] = readme[-1].rsplit(";", 1)[0]
+        readme = _own(_block((ROOT / "README.md").read_text(), "## Running on a cluster")[STARTS:], ports,
+                      cluster.temp, tmp_path / "ray.log")
+        readme, stop = readme[:-1], readme[-1]
+        assert stop == "kill $ray" and readme[-1] == "kill $serve", (readme, stop)
         build = shlex.split(readme[0])
         # Someone on this machine who knows the address but has no token (no file, no RAY_AUTH_*).
         stranger = {**env, "HOME": str(tmp_path), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
@@ -174,7 +196,7 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
             "Error: corpus articles.jsonl, row 4 (id 'a3.txt'): date 'March' is not a date (YYYY-MM-DD; "
             "it is optional)"], bad.stderr[-3000:]
         assert set(load_index(tmp_path / "articles-index").articles) == {"a0.txt", "a1.txt", "a2.txt"}
-        web, token = free_port(), "t" * 64
+        web, token = free_port(), "t" * 64  # a second `qa serve`, checked from outside
         server = subprocess.Popen([qa_bin, "--index", "cluster-index", "serve", "--ray", f"127.0.0.1:{port}",
                                    "--replicas", "1", "--port", str(web)], cwd=tmp_path,
                                   env={**driver, "QA_SERVE_TOKEN": token}, stdout=subprocess.DEVNULL,
@@ -186,6 +208,9 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
                 time.sleep(2)
             assert _get(f"http://127.0.0.1:{web}/health", None) == 401
             assert _get(f"http://127.0.0.1:{web}/health", "wrong") == 401
+            for route in ("/-/routes", "/-/healthz"):  # answered by Serve's proxy, not a replica
+                assert _get(f"http://127.0.0.1:{web}{route}", None) == 401, route
+                assert _get(f"http://127.0.0.1:{web}{route}", token) == 200, route
             # Serve's proxy listens on 127.0.0.1 too; each replica opens one gRPC port of its own on
             # every interface (Ray 2.60 hard-codes "[::]:0"), which refuses calls without the token.
             public = [a for a in _listening(set(cluster.processes())) if not LOOPBACK.match(a)]
@@ -198,8 +223,25 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
                 server.wait(60)
             except subprocess.TimeoutExpired:
                 server.kill()
+
+        # The README's last line stops its cluster, and no other Ray on the machine (`ray stop` would).
+        other = LocalCluster().start()
+        theirs, ours = set(other.processes()), set(cluster.processes())
+        stopped = subprocess.run(["bash", "-c", f"ray=$(cat ray.pid)\n{stop}"], cwd=tmp_path, env=driver,
+                                 capture_output=True, text=True, timeout=60)
+        assert stopped.returncode == 0, stopped.stderr
+        deadline = time.monotonic() + 120  # orphaned workers count too: each process that ran, by id
+        while (left := [p for p in ours if _running(p)]) and time.monotonic() < deadline:
+            time.sleep(1)
+        assert left == []
+        assert theirs and theirs <= set(other.processes())  # every process of the other cluster lives
+        alive = subprocess.run([str(BIN / "ray"), "status", f"--address={other.address}"],
+                               capture_output=True, text=True, timeout=120)
+        assert alive.returncode == 0, alive.stderr[-2000:]
     finally:
         cluster.stop()
+        if other is not None:
+            other.stop()
 
 
 def test_the_test_cluster_wants_its_token() -> None:

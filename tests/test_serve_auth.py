@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import qa
-from qa.cluster import serve
+from qa.cluster import gate, serve
 from qa.surfaces.cli import main
 
 TOKEN = "s3cret-token-" + "x" * 40
@@ -83,3 +83,31 @@ def test_a_public_host_needs_a_token(tmp_path) -> None:
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2 and "QA_SERVE_TOKEN" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_serves_proxy_routes_want_the_token_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Serve's proxy answers /-/routes and /-/healthz itself: the gate it loads checks them."""
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    proxy = Starlette(routes=[Route("/-/routes", lambda r: PlainTextResponse('{"/":"qa"}')),
+                              Route("/-/healthz", lambda r: PlainTextResponse("success")),
+                              Route("/health", lambda r: PlainTextResponse("the replica checks"))])
+    monkeypatch.setenv(gate.DIGEST, serve.token_digest(TOKEN))
+    (middleware,) = gate.proxy_gate()
+    client = TestClient(middleware.cls(proxy, *middleware.args, **middleware.kwargs))
+    for path in ("/-/routes", "/-/healthz"):
+        for headers in ({}, {"Authorization": "Bearer wrong"}):
+            refused = client.get(path, headers=headers)
+            assert refused.status_code == 401 and refused.json() == {"error": gate.UNAUTHORIZED}
+        assert client.get(path, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+    assert client.get("/health").text == "the replica checks"  # the rest is the replica's to check
+    # `qa serve` puts the callback and the token's digest (never the token) in Serve's environment.
+    settings = gate.proxy_settings(serve.token_digest(TOKEN))
+    assert settings == {"RAY_SERVE_HTTP_PROXY_CALLBACK_IMPORT_PATH": "qa.cluster.gate:proxy_gate",
+                        "QA_SERVE_TOKEN_SHA256": serve.token_digest(TOKEN)}
+    assert gate.proxy_settings("") == {}
+    monkeypatch.delenv(gate.DIGEST)
+    assert gate.proxy_gate() == []

@@ -6,8 +6,6 @@ on one node share those pages in the OS cache instead of each holding a copy.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import ipaddress
 import json
 import logging
@@ -17,6 +15,7 @@ from types import SimpleNamespace
 
 from qa.cluster.build import connect
 from qa.cluster.corpus import ray_module
+from qa.cluster.gate import UNAUTHORIZED, authorized, proxy_settings, token_digest
 from qa.config import Config
 from qa.errors import MissingDependency, QAError
 from qa.retrieval.retrieve import MODES
@@ -35,19 +34,6 @@ class BadRequest(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
-
-
-def token_digest(token: str) -> str:
-    """What replicas keep of the bearer token: its SHA-256, never the token itself."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest() if token else ""
-
-
-def authorized(header: str | None, digest: str) -> bool:
-    """True when no token is set, or the Authorization header carries it (constant-time compare)."""
-    if not digest:
-        return True
-    scheme, _, token = (header or "").partition(" ")
-    return hmac.compare_digest(token_digest(token.strip()) if scheme.lower() == "bearer" else "", digest)
 
 
 def is_loopback(host: str) -> bool:
@@ -79,8 +65,8 @@ class QAService:
         from starlette.responses import JSONResponse
 
         if not authorized(request.headers.get("authorization"), self.token):
-            return JSONResponse({"error": "no valid token: send Authorization: Bearer <QA_SERVE_TOKEN>"},
-                                status_code=401, headers={"WWW-Authenticate": "Bearer"})
+            return JSONResponse({"error": UNAUTHORIZED}, status_code=401,
+                                headers={"WWW-Authenticate": "Bearer"})
         length = request.headers.get("content-length", "")
         too_big = JSONResponse({"error": f"the body is over {MAX_BODY // 1024} KB"}, status_code=413)
         if length.isdigit() and int(length) > MAX_BODY:
@@ -190,7 +176,8 @@ def start_service(config: Config, address: str, replicas: int, host: str, port: 
     except ImportError:
         raise MissingDependency("Ray Serve is not installed: run `pip install -e '.[cluster]'`") from None
     connect(address)
-    serve.start(proxy_location="HeadOnly", http_options={"host": host, "port": port})
+    serve.start(proxy_location="HeadOnly", http_options={"host": host, "port": port},
+                controller_options={"runtime_env": {"env_vars": proxy_settings(token)}})
     scale = ({"num_replicas": "auto", "autoscaling_config": {
         "min_replicas": replicas, "max_replicas": max_replicas, "initial_replicas": replicas,
         # A replica reads reader_slots questions at once; more waiting means another is needed.

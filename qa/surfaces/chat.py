@@ -11,7 +11,8 @@ import gradio as gr
 import qa
 from qa.articles.uploads import MAX_UPLOAD_BYTES, may_upload, safe_name
 from qa.surfaces.auth import sign_in
-from qa.surfaces.guard import Guard
+from qa.surfaces.guard import Guard, forwarded_headers_off
+from qa.surfaces.guard import who as _client
 from qa.surfaces.limits import RateLimited, RateLimiter
 from qa.surfaces.render import CSS, SCROLL_JS, Turn, account_html, articles_html, chat_html, status_html
 
@@ -215,22 +216,14 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
     return demo
 
 
-def _client(request: gr.Request | None) -> str:
-    """Who is asking, for rate limits and logs: the signed-in user, else the address."""
-    if request is None:
-        return "local"
-    if request.username:
-        return f"user {request.username}"
-    return f"address {request.client.host}" if request.client else "unknown"
-
-
 def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: object) -> None:
     """Serve demo with the sign-in (throttled), limits and upload settings of config."""
     from starlette.middleware import Middleware
 
-    demo.launch(server_name=host, server_port=port, auth=sign_in(config), max_file_size=GRADIO_MAX_FILE,
-                state_session_capacity=config.sessions, quiet=True, theme=theme(),
-                app_kwargs={"middleware": [Middleware(Guard, config=config)]}, **kwargs)
+    with forwarded_headers_off():
+        demo.launch(server_name=host, server_port=port, auth=sign_in(config), max_file_size=GRADIO_MAX_FILE,
+                    state_session_capacity=config.sessions, quiet=True, theme=theme(),
+                    app_kwargs={"middleware": [Middleware(Guard, config=config)]}, **kwargs)
 
 
 def theme() -> gr.themes.Base:

@@ -2,10 +2,13 @@
 
 Five failures for a name (twenty for an address, which a team behind one NAT shares) are free:
 typos. Each further one locks that name or address for twice as long as the last (2 s, 4 s, ...
-up to 15 minutes). While locked, a sign-in is refused at
-once, without checking the password (so a flood costs no hashing), and does not count. A success
-clears the name's failures; 15 quiet minutes clear any. Password checks run one at a time in a
-thread, never on the server's event loop, so a flood of sign-ins cannot slow the answers.
+up to 15 minutes). While locked, a sign-in is refused at once, without checking the password
+(so a flood costs no hashing), and does not count. A success clears the name's failures; 15
+quiet minutes clear any. So that a stranger's failures cannot lock a user out where she signs
+in, an address that signed in as a user in the last 30 days (kept in memory: a restart forgets)
+is not held by that name's lock: its own failures for the name count, and lock, there alone.
+Password checks run one at a time in a thread, never on the server's event loop, so a flood of
+sign-ins cannot slow the answers.
 """
 
 from __future__ import annotations
@@ -25,10 +28,19 @@ FREE = 5
 FREE_ADDRESS = 20
 MAX_LOCK = 900.0
 FORGET = 900.0
+# How long an address that signed in as a user stays exempt from that name's lock.
+REMEMBER = 30 * 86400.0
 # Names and addresses remembered at most; beyond, the least recently failed are forgotten.
 MAX_KEYS = 10_000
-# The address of the request being handled, set by qa/surfaces/guard.py for each request.
-CLIENT_ADDRESS: contextvars.ContextVar[str] = contextvars.ContextVar("qa_client_address", default="unknown")
+# The client's address for the request being handled, and the trusted proxy that forwarded it
+# ("" when it came straight from the client): set by qa/surfaces/guard.py for each request.
+CLIENT_ADDRESS: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar(
+    "qa_client_address", default=("unknown", ""))
+
+
+def shown(address: str, proxy: str) -> str:
+    """An address as logged: the client's, and the proxy's beside it when one forwarded it."""
+    return f"{address} via proxy {proxy}" if proxy else address
 
 
 @dataclass
@@ -49,6 +61,8 @@ class Throttle:
         # Read through the module (not bound at definition), so a test can hold the server's clock.
         self._clock = clock or (lambda: monotonic())
         self._keys: dict[str, _Failures] = {}
+        # "'user' at address" -> when that address last signed in as that user.
+        self._known: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def locked(self, keys: tuple[str, ...], note: bool = True) -> tuple[float, bool]:
@@ -87,6 +101,22 @@ class Throttle:
         with self._lock:
             self._keys.pop(key, None)
 
+    def remember(self, username: str, address: str) -> None:
+        """Note that address signed in as username: that name's lock no longer holds it."""
+        with self._lock:
+            self._known.pop(f"{username!r} at {address}", None)
+            self._known[f"{username!r} at {address}"] = self._clock()  # last: least recent first
+            while len(self._known) > MAX_KEYS:
+                del self._known[next(iter(self._known))]
+
+    def keys(self, username: str, address: str) -> tuple[str, str]:
+        """The keys a sign-in counts under: the name (only at this address, if it signed in as that
+        user before), and the address."""
+        with self._lock:
+            when = self._known.get(f"{username!r} at {address}")
+        known = when is not None and self._clock() - when <= REMEMBER
+        return (f"user {username!r} at {address}" if known else f"user {username!r}", f"address {address}")
+
 
 def throttled(check: Callable[[str, str], bool], throttle: Throttle | None = None
               ) -> Callable[[str, str], Awaitable[bool]]:
@@ -100,26 +130,27 @@ def throttled(check: Callable[[str, str], bool], throttle: Throttle | None = Non
             return None if throttle.locked(keys, note=False)[0] > 0 else check(username, password)
 
     async def sign_in(username: str, password: str) -> bool:
-        username, address = str(username or "")[:64], CLIENT_ADDRESS.get()
-        keys = (f"user {username!r}", f"address {address}")
+        username, (address, proxy) = str(username or "")[:64], CLIENT_ADDRESS.get()
+        keys, where = throttle.keys(username, address), shown(address, proxy)
         wait, first = throttle.locked(keys)
         if wait > 0:
             if first:
                 log.warning("sign-in refused without checking for user %r from %s: locked for %d s more "
                             "after failed sign-ins (further refusals while locked are not logged)",
-                            username, address, math.ceil(wait))
+                            username, where, math.ceil(wait))
             return False
         ok = await asyncio.to_thread(checked, username, str(password or ""), keys)
         if ok is None:  # a flood's attempt that waited its turn while the lock began
             return False
         if ok:
             throttle.succeeded(keys[0])
-            log.info("signed in: %r from %s", username, address)
+            throttle.remember(username, address)
+            log.info("signed in: %r from %s", username, where)
         elif lock := throttle.failed(keys):
             log.warning("sign-in refused for user %r from %s; locked for %d s after repeated failures",
-                        username, address, lock)
+                        username, where, lock)
         else:
-            log.warning("sign-in refused for user %r from %s", username, address)
+            log.warning("sign-in refused for user %r from %s", username, where)
         return ok
 
     return sign_in
