@@ -107,7 +107,8 @@ def test_the_chat_listens_on_gradio_server_port(monkeypatch: pytest.MonkeyPatch,
     assert launched == [("127.0.0.1", gradio_port), ("127.0.0.1", qa_port)]
 
 
-def test_add_counts_only_what_it_added(tiny_config: qa.Config, embedder: FakeEmbedder, tmp_path: Path) -> None:
+def test_add_counts_only_what_it_added(tiny_config: qa.Config, embedder: FakeEmbedder,
+                                       tmp_path: Path) -> None:
     assert _cli(tiny_config, "build").exit_code == 0
     # An article dropped into the folder meanwhile is indexed by the same build, but not counted.
     (tiny_config.seeds_dir / "harbor_bridge.md").write_text("# Harbor Bridge\n\nThe bridge has 6 lanes.\n")
@@ -119,8 +120,8 @@ def test_add_counts_only_what_it_added(tiny_config: qa.Config, embedder: FakeEmb
     assert {"wind.txt", "harbor_bridge.md"} <= set(qa.QA(tiny_config).index.articles)
 
 
-def test_a_mistyped_index_folder_is_one_line_and_creates_nothing(tiny_config: qa.Config,
-                                                                 embedder: FakeEmbedder, tmp_path: Path) -> None:
+def test_a_mistyped_index_folder_is_one_line_and_creates_nothing(
+        tiny_config: qa.Config, embedder: FakeEmbedder, tmp_path: Path) -> None:
     typo = tmp_path / "no" / "such" / "folder"
     for args in (["ask", "Who will build the library?"], ["search", "library"], ["chat"]):
         out = CliRunner().invoke(main, ["--seeds", str(tiny_config.seeds_dir), "--index", str(typo), *args])

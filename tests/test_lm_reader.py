@@ -240,8 +240,10 @@ def test_a_slow_model_past_the_read_timeout_gives_the_span_answer_with_a_notice(
 def test_questions_at_once_are_all_read_and_exact(tiny_config: Config, fake_embedder: object) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    runtime = FakeRuntime(lambda m: "40,000" if "cars" in m[1]["content"].split("Question:")[-1] else "Jane Porter",
-                          delay=0.05)
+    def reply(messages: list) -> str:
+        return "40,000" if "cars" in messages[1]["content"].split("Question:")[-1] else "Jane Porter"
+
+    runtime = FakeRuntime(reply, delay=0.05)
     engine = QA(tiny_config.replace(reader="lm", reader_slots=3), embedder=fake_embedder, runtime=runtime)
     questions = ["How many cars cross the bridge every day?",
                  "Who said the library would hold 80,000 books?"] * 4
