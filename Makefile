@@ -87,6 +87,7 @@ test: $(TEST_STAMP) browser
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check qa tests eval app.py
+	$(VENV)/bin/mypy
 
 # Measurements: each writes into eval/runs/ (PUBLISH=1: eval/results/, the published figures).
 EVAL := $(PY) -m eval $(if $(PUBLISH),--publish)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import gradio as gr
 
@@ -77,7 +78,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         try:
             limiter.check(_client(request))
             fresh()
-            dates = {"since": since.strip() or None, "until": until.strip() or None}
+            dates: dict[str, Any] = {"since": since.strip() or None, "until": until.strip() or None}
             if use_llm:
                 reply: qa.Answer | str = ""
                 for reply in get().stream_llm(question, history=history, **dates):
@@ -198,11 +199,11 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                                                  elem_id="qa-upload", type="filepath")
                     status = gr.HTML("", elem_id="qa-status", css_template=CSS)
 
-        private = {"api_visibility": "private"}
+        private: dict[str, Any] = {"api_visibility": "private"}
         # Answers run side by side (Gradio's default is one at a time): they wait for the language
         # model in the engine's line, which takes users in turn, not in Gradio's queue.
-        together = {"concurrency_limit": ANSWERS_AT_ONCE, "concurrency_id": "answers"}
-        asking: dict[str, object] = {"fn": respond, "inputs": [question, turns, use_llm, since, until],
+        together: dict[str, Any] = {"concurrency_limit": ANSWERS_AT_ONCE, "concurrency_id": "answers"}
+        asking: dict[str, Any] = {"fn": respond, "inputs": [question, turns, use_llm, since, until],
                                      "outputs": [chat, question, turns], **private, **together}
         ask_btn.click(**asking)
         question.submit(**asking)
@@ -216,12 +217,13 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
     return demo
 
 
-def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: object) -> None:
+def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: Any) -> None:
     """Serve demo with the sign-in (throttled), limits and upload settings of config."""
     from starlette.middleware import Middleware
 
     with forwarded_headers_off():
-        demo.launch(server_name=host, server_port=port, auth=sign_in(config), max_file_size=GRADIO_MAX_FILE,
+        demo.launch(server_name=host, server_port=port, auth=sign_in(config),  # type: ignore[arg-type]  # awaited
+                    max_file_size=GRADIO_MAX_FILE,
                     state_session_capacity=config.sessions, quiet=True, theme=theme(),
                     app_kwargs={"middleware": [Middleware(Guard, config=config)]}, **kwargs)
 

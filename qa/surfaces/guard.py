@@ -78,8 +78,8 @@ class Guard:
             elif api and scope["method"] == "GET":
                 await self._stream(scope, receive, send, client)
             elif scope["method"] == "POST":
-                if (receive := await self._checked(scope, receive, send, user, client)) is not None:
-                    await self.app(scope, receive, send)
+                if (checked := await self._checked(scope, receive, send, user, client)) is not None:
+                    await self.app(scope, checked, send)
             else:
                 await self.app(scope, receive, send)
         finally:
