@@ -12,7 +12,7 @@ import pytest
 from fake_runtime import FakeRuntime
 
 from qa import QA, Config
-from qa.answering.compose import DECLINED
+from qa.answering.compose import BY_SENTENCE, DECLINED, UNVERIFIED
 from qa.errors import ModelProblem
 from qa.llm import model_file
 from qa.llm.base import RuntimeFailed
@@ -51,9 +51,10 @@ def test_a_phrase_in_no_article_is_never_shown(tiny_config: Config, fake_embedde
     engine = _engine(tiny_config, fake_embedder, FakeRuntime("Real Madrid"))
     with caplog.at_level(logging.INFO, logger="qa"):
         answer = engine.answer("How many cars cross the bridge every day?")
-    # Not shown, and no refusal either: the cited sentences stand, the span reader's short answer with them.
-    assert answer.answered and answer.reader == "spans" and answer.citations
-    assert answer.short is None or answer.short_span.text in answer.citations[0].text
+    # Not shown, and no refusal either: the cited sentences stand, and the notice says why there
+    # is no short answer; the model read it, and the answer says so.
+    assert answer.answered and answer.reader == "lm" and answer.model == "fake-lm" and answer.citations
+    assert answer.short is None and answer.notice == UNVERIFIED
     assert "Real Madrid" not in json.dumps(answer.to_dict())
     assert "'Real Madrid' is in no sentence it read" in caplog.text
 
@@ -289,3 +290,55 @@ def test_a_line_too_long_for_the_read_timeout_answers_at_once_with_the_span_read
     for answer in busy:  # given up when first asked, not after waiting the 2 s out
         assert answer.reader == "spans" and "span reader" in answer.notice
         assert answer.timings["read_ms"] < 1500
+
+
+def _ferry_engine(tmp_path: Path, fake_embedder: object, runtime: FakeRuntime, **texts: str) -> QA:
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    for name, text in texts.items():
+        (seeds / f"{name}.txt").write_text(text)
+    config = Config(seeds_dir=seeds, index_dir=tmp_path / "index", chunk_size=200, chunk_overlap=40,
+                    min_evidence=0.1, reader="lm")
+    return QA(config, embedder=fake_embedder, runtime=runtime)  # type: ignore[arg-type]
+
+
+def test_the_short_answer_arrives_in_the_sentences_already_shown(tmp_path: Path, fake_embedder: object) -> None:
+    engine = _ferry_engine(tmp_path, fake_embedder, FakeRuntime("412"),
+                           a="Ferry News\n\nThe Tollby ferry crossed the bay with many passengers.\n",
+                           b="Ferry Count\n\nAbout 412 passengers rode the Tollby ferry.\n")
+    first, *_, last = engine.stream("How many passengers did the Tollby ferry carry across the bay?")
+    assert first.provisional and len(first.citations) == 2  # two sentences [1] and [2] while reading
+    assert last.short == "412" and last.citations == first.citations and last.text == first.text
+    assert last.short_span is not None and last.short_span.source == last.citations[1].source
+    _exact(engine, last.short_span)
+
+
+def test_a_why_question_read_by_the_model_leads_with_the_reason_and_says_why_no_short_answer(
+        tmp_path: Path, fake_embedder: object) -> None:
+    engine = _ferry_engine(tmp_path, fake_embedder, FakeRuntime("the storm closed the harbour", p=0.3),
+                           a="Ferry News\n\nThe Tollby ferry stopped on Sunday.\nOfficials said the storm "
+                             "closed the harbour, so the ferry stopped.\n")
+    answer = engine.answer("Why did the Tollby ferry stop on Sunday?")
+    assert answer.answered and answer.reader == "lm" and answer.short is None
+    assert "the storm closed the harbour" in answer.citations[0].text  # the reason leads
+    assert answer.notice == BY_SENTENCE
+
+
+def test_an_unsure_phrase_is_hidden_and_the_notice_says_so(tmp_path: Path, fake_embedder: object) -> None:
+    engine = _ferry_engine(tmp_path, fake_embedder, FakeRuntime("412", p=0.5),
+                           b="Ferry Count\n\nAbout 412 passengers rode the Tollby ferry.\n")
+    # This fake's doubt is all on declining: a decline threshold it stays under keeps it reading.
+    engine = QA(engine.config.replace(reader_decline=0.95), embedder=fake_embedder, runtime=engine.runtime)
+    answer = engine.answer("How many passengers rode the Tollby ferry?")
+    assert answer.answered and answer.short is None and answer.reader == "lm"
+    assert answer.notice is not None and answer.notice.startswith("No short answer: the language model was unsure")
+
+
+def test_a_sentence_two_articles_print_alike_is_cited_once(tmp_path: Path, fake_embedder: object) -> None:
+    same = "About 412 passengers rode the Tollby ferry on Sunday.\n"
+    engine = _ferry_engine(tmp_path, fake_embedder, FakeRuntime("not in the articles"),
+                           a=f"Wire Copy\n\n{same}", b=f"Ferry Count\n\n{same}")
+    engine = QA(engine.config.replace(reader="spans"), embedder=fake_embedder)
+    answer = engine.answer("What happened on the Tollby ferry on Sunday?")
+    texts = [" ".join(c.text.split()) for c in answer.citations]
+    assert texts and len(texts) == len(set(texts))

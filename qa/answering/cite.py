@@ -18,17 +18,22 @@ def citation(index: Index, sentence: int, score: float = 0.0) -> Passage:
     return index.passage(source, index.sentence_text(sentence), start, end, round(score, 4))
 
 
-def lead_with_short(index: Index, scored: list[Scored], reading: Reading, min_short: float
-                    ) -> tuple[list[Scored], Passage | None]:
-    """Put first the sentence holding the reader's answer, when the reader is confident of it."""
+def lead_with_short(index: Index, scored: list[Scored], reading: Reading, min_short: float,
+                    lead_anyway: bool = False) -> tuple[list[Scored], Passage | None]:
+    """Put first the sentence holding the reader's answer when the reader is confident of it (or,
+    with ``lead_anyway``, when it found one at all: the sentence is the answer, its phrase shown
+    only when confident)."""
     best = reading.best
-    if best is None or best.confidence < min_short:
+    sure = best is not None and best.confidence >= min_short
+    if best is None or not (sure or lead_anyway):
         return scored, None
     at = next((i for i, s in enumerate(scored) if s.sentence == best.sentence), None)
     c = best.candidate
-    span = index.passage(index.sent_sources[best.sentence], c.text, c.start, c.end, round(best.confidence, 4))
+    source = index.sent_sources[best.sentence]
+    span = index.passage(source, c.text, c.start, c.end, round(best.confidence, 4)) if sure else None
     # The language model may find it in the sentence it was given as context before a scored one.
-    lead = Scored(best.sentence, scored[at].score if at is not None else scored[0].score, c.text)
+    lead = Scored(best.sentence, scored[at].score if at is not None else scored[0].score,
+                  c.text if sure else None)
     rest = scored if at is None else scored[:at] + scored[at + 1:]
     return [lead, *rest], span
 
@@ -38,9 +43,14 @@ def group_facts(index: Index, scored: list[Scored], policy: AnswerPolicy) -> lis
     best = scored[0]
     facts: list[list[Scored]] = [[best]]
     vectors = index.sent_vectors
+    # A sentence two articles print word for word is cited once.
+    said = {_plain(index.sentence_text(best.sentence))}
     for item in scored[1:policy.fact_window]:
         if item.score < policy.near * best.score:
             break
+        if (text := _plain(index.sentence_text(item.sentence))) in said:
+            continue
+        said.add(text)
         source = index.sent_sources[item.sentence]
         for group in facts:
             lead = group[0]
@@ -71,3 +81,13 @@ def cited_text(index: Index, facts: list[list[Scored]]) -> tuple[list[str], list
             markers.append(f"[{len(citations)}]")
         parts.append(f"{' '.join(index.sentence_text(group[0].sentence).split())} " + "".join(markers))
     return parts, citations
+
+
+def _plain(text: str) -> str:
+    """A sentence's words, lower case: two sentences that read the same compare equal."""
+    return " ".join(text.lower().split())
+
+
+def cited_sentences(facts: list[list[Scored]]) -> set[int]:
+    """Every sentence the facts cite."""
+    return {item.sentence for group in facts for item in group}

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from qa.answer import NOT_COVERED, Answer, Choice, Trace
 from qa.answering import coverage, recency
-from qa.answering.cite import citation, cited_text, group_facts, lead_with_short
+from qa.answering.cite import citation, cited_sentences, cited_text, group_facts, lead_with_short
 from qa.answering.policy import AnswerPolicy
 from qa.answering.scoring import Scored, score_sentences
 from qa.config import ReaderName
+from qa.index.load import Index
 from qa.passage import Passage
 from qa.question.parse import Asked, parse
 from qa.readers.base import Earlier, Reader, ReaderUnavailable, Reading, Waiting
@@ -21,6 +22,10 @@ from qa.retrieval.followup import earlier_turn, resolve
 from qa.retrieval.retrieve import Mode, Retriever, clean_question
 
 DECLINED = "The reader found no answer to this in the retrieved sentences."
+# Why the language model read a question and no short answer is shown (Answer.notice).
+UNVERIFIED = "No short answer: the language model's phrase is in none of the sentences it read."
+BY_SENTENCE = "No short answer: the cited sentences are the answer to a why, a how or what was said."
+UNSURE = "No short answer: the language model was unsure of its phrase ({confidence:.2f})."
 SPAN_CANDIDATES = 20  # span reader candidates an answer's trace keeps
 
 
@@ -93,10 +98,10 @@ class Answerer:
         draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
         assert reading is not None
         if reading.unverified is not None:
-            # The model wrote what no sentence says: nothing of it is shown, and the cited
-            # sentences stand (with the span reader's short answer, when it is sure); refusing
-            # here refused 15 of 90 answerable hand-written questions, mostly dates it reworded.
-            yield self._compose(draft, draft.spans, primary=reading)
+            # The model wrote what no sentence says: nothing of it is shown, and the cited sentences
+            # stand, saying so; refusing here refused 15 of 90 answerable hand-written questions,
+            # mostly dates it reworded.
+            yield self._compose(draft, replace(reading, unverified=None), notice=UNVERIFIED, primary=reading)
             return
         # A why, a how or a what-was-said is answered by the cited sentences: the model not
         # finding a phrase for it is no refusal.
@@ -139,6 +144,15 @@ class Answerer:
         return _Draft(question, query, asked, passages, scored, evidence, spans, refusal,
                       earlier_turn(question, history), timings, missing, lacks)
 
+    def _unshown(self, draft: _Draft, reading: Reading) -> str | None:
+        """Why the model's reading shows no short answer, in one line (None when it shows one)."""
+        best = reading.best
+        if draft.asked.by_sentence:
+            return BY_SENTENCE
+        if best is not None and best.confidence < self.policy.min_short:
+            return UNSURE.format(confidence=best.confidence)
+        return None
+
     def _trace(self, draft: _Draft, reading: Reading) -> Trace:
         """What the reader was given and said, and the refusal checks, for eval and debugging."""
         best, spans = reading.best, draft.spans
@@ -156,15 +170,29 @@ class Answerer:
                       no_answer=round(reading.no_answer, 4), reader=reading.reader, model=reading.model,
                       trace=self._trace(draft, reading))
 
+    def _layout(self, draft: _Draft, reading: Reading, lead_anyway: bool = False
+                ) -> tuple[list[list[Scored]], Passage | None]:
+        """The facts to cite, and the short answer's span when the reader is confident of it."""
+        scored, span = lead_with_short(self.index, draft.scored, reading, self.policy.min_short, lead_anyway)
+        # Rival dated answers are the span reader's to find: the language model names one answer.
+        rivals = reading.with_rivals(draft.spans)
+        facts = group_facts(self.index, scored, self.policy)
+        return recency.latest_first(self.index, scored, facts, rivals, span, self.policy)
+
     def _compose(self, draft: _Draft, reading: Reading, notice: str | None = None,
                  provisional: bool = False, ahead: int = 0, primary: Reading | None = None) -> Answer:
         """The cited answer, led by the sentence holding the reader's short answer when it is
         confident; ``primary`` is the reading it stands in for, when the model's was not shown."""
-        scored, span = lead_with_short(self.index, draft.scored, reading, self.policy.min_short)
-        # Rival dated answers are the span reader's to find: the language model names one answer.
-        rivals = reading.with_rivals(draft.spans)
-        facts = group_facts(self.index, scored, self.policy)
-        facts, span = recency.latest_first(self.index, scored, facts, rivals, span, self.policy)
+        by_sentence = draft.asked.by_sentence and reading.reader == ReaderName.LM
+        facts, span = self._layout(draft, reading, lead_anyway=by_sentence)
+        if reading.reader == ReaderName.LM and not provisional:
+            # What the chat showed while the model read stays put: the short answer is marked in
+            # the sentence that holds it, when that sentence was shown already.
+            steady, _ = self._layout(draft, Reading.empty(reading.reader))
+            if span is not None and _holds(self.index, steady, span):
+                facts = steady
+            if span is None and notice is None:
+                notice = self._unshown(draft, reading)
         parts, citations = cited_text(self.index, facts)
         parts = recency.dated_text(self.index, facts, parts)
         best = reading.best
@@ -173,3 +201,12 @@ class Answerer:
                       notice=notice, short_span=span, confidence=round(best.confidence, 4) if best else 0.0,
                       no_answer=round(reading.no_answer, 4), reader=reading.reader, model=reading.model,
                       provisional=provisional, ahead=ahead, trace=self._trace(draft, primary or reading))
+
+
+def _holds(index: Index, facts: list[list[Scored]], span: Passage) -> bool:
+    """True when one of the cited sentences holds the span."""
+    for sid in cited_sentences(facts):
+        start, end = (int(x) for x in index.sent_spans[sid])
+        if index.sent_sources[sid] == span.source and start <= span.start and span.end <= end:
+            return True
+    return False
