@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_ruff_is_clean() -> None:
-    out = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "qa", "tests", "eval", "app.py"],
-                         cwd=ROOT, capture_output=True, text=True)
+    command = [sys.executable, "-m", "ruff", "check", "--no-cache", "qa", "tests", "eval", "app.py"]
+    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout[-3000:]
 
 
