@@ -54,3 +54,17 @@ def test_a_follow_up_is_read_about_the_earlier_answer(real_qa: QA) -> None:
     assert follow.answered and follow.reader == "lm" and follow.short in {"Reuters", "AFP"}
     assert "Shaheen" in follow.citations[0].text
     _short_is_exact(real_qa, follow)
+
+
+def test_a_third_turn_still_knows_who_he_is(real_qa: QA) -> None:
+    """The issue's dialogue: the second answer names no one, yet "he" is still Suhail Shaheen, and
+    the agency he spoke to about the conditional release is Reuters."""
+    history: list = []
+    for question in ("Who is the spokesman for the Taliban in Doha?",
+                     "What did he say about the conditional release?", "Which agency did he speak to?"):
+        answer = real_qa.answer(question, history=list(history))
+        history.append((question, answer))
+    third = history[-1][1]
+    assert third.query == "Which agency did Suhail Shaheen speak to?"
+    assert third.reader == "lm" and third.short == "Reuters"
+    _short_is_exact(real_qa, third)

@@ -99,3 +99,29 @@ def test_history_may_be_earlier_questions_alone(fake_qa: QA) -> None:
         with pytest.raises(ValueError, match="history items must be") as err:
             fake_qa.answer("When will it be repaired?", history=bad)
         assert "\n" not in str(err.value)
+
+
+def test_he_means_the_person_the_conversation_is_about_not_the_last_answer() -> None:
+    from types import SimpleNamespace
+
+    from qa.retrieval.followup import resolve
+
+    def turn(question: str, query: str, short: str | None) -> tuple[str, object]:
+        return question, SimpleNamespace(query=query, short=short, answered=True)
+
+    first = "Who is the spokesman for the Taliban in Doha?"
+    spokesman = turn(first, first, "Suhail Shaheen")
+    said = turn("What did he say about the conditional release?",
+                "What did Suhail Shaheen say about the conditional release?", None)
+    agency = turn("Which agency did he speak to?", "Which agency did Suhail Shaheen speak to?", "Reuters")
+    assert resolve("What did he say about the conditional release?", [spokesman]) == (
+        "What did Suhail Shaheen say about the conditional release?")
+    # The second answer named no one: "he" is still the man the second question asked about.
+    assert resolve("Which agency did he speak to?", [spokesman, said]) == (
+        "Which agency did Suhail Shaheen speak to?")
+    # "Reuters" answered a which-agency question: it is no "he".
+    assert resolve("What did he tell them?", [spokesman, said, agency]) == (
+        "What did Suhail Shaheen tell them?")
+    assert resolve("Why does he think so?", [turn("Which institution is Michael Kugelman with?",
+                                                  "Which institution is Michael Kugelman with?",
+                                                  "Wilson Center")]) == "Why does Michael Kugelman think so?"

@@ -18,7 +18,7 @@ from qa.passage import Passage
 from qa.question.parse import Asked, parse
 from qa.readers.base import Earlier, Reader, ReaderUnavailable, Reading, Waiting
 from qa.readers.queued import QueuedChoice
-from qa.retrieval.followup import earlier_turn, resolve
+from qa.retrieval.followup import earlier_citation, earlier_turn, resolve
 from qa.retrieval.retrieve import Mode, Retriever, clean_question
 
 DECLINED = "The reader found no answer to this in the retrieved sentences."
@@ -46,6 +46,7 @@ class _Draft:
     timings: dict[str, float]
     missing: tuple[str, ...]
     lacks_kind: bool
+    recalled: int | None  # the sentence the last answer led with, for a follow-up
 
 
 class Answerer:
@@ -84,6 +85,11 @@ class Answerer:
             return
         began = time.perf_counter()
         sentences = [(s.sentence, s.score) for s in draft.scored]
+        if draft.recalled is not None and draft.scored:
+            # A follow-up reads the sentence the last answer led with first: "which agency did he
+            # speak to?" is answered by the sentence that said what he said.
+            sentences = [(draft.recalled, draft.scored[0].score),
+                         *((s, v) for s, v in sentences if s != draft.recalled)]
         reading = None
         try:
             for step in chosen.stream(draft.asked, sentences, draft.earlier, user):
@@ -141,8 +147,10 @@ class Answerer:
         refusal = coverage.refusal(asked, question, evidence if scored else None, missing, lacks, self.policy)
         timings = {"retrieve_ms": (retrieved - began) * 1000,
                    "answer_ms": (time.perf_counter() - retrieved) * 1000}
+        cited = earlier_citation(question, history)
+        recalled = self.index.sentence_at(cited.source, cited.start, cited.end) if cited else None
         return _Draft(question, query, asked, passages, scored, evidence, spans, refusal,
-                      earlier_turn(question, history), timings, missing, lacks)
+                      earlier_turn(question, history), timings, missing, lacks, recalled)
 
     def _unshown(self, draft: _Draft, reading: Reading) -> str | None:
         """Why the model's reading shows no short answer, in one line (None when it shows one)."""

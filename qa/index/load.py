@@ -46,12 +46,14 @@ class Index:
     sent_vectors: np.ndarray  # (n, dim) float32
     annotations: Annotations  # entity spans and noun chunks, read per sentence
     _chunk_sentences: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    _keys: list[tuple[str, int]] = field(default_factory=list, repr=False)
     # Each sentence's terms, tokenized on first use: answering reads the same sentences often.
     _terms: list[tuple[list[str], frozenset[str]] | None] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         # Sentences are stored sorted by (article, start); a chunk's are a contiguous run.
         keys = [(s, int(a)) for s, a in zip(self.sent_sources, self.sent_spans[:, 0], strict=True)]
+        self._keys = keys
         ends = [(s, int(b)) for s, b in zip(self.sent_sources, self.sent_spans[:, 1], strict=True)]
         self._chunk_sentences = [
             (bisect.bisect_right(ends, (c.source, c.start)), bisect.bisect_left(keys, (c.source, c.end)))
@@ -62,6 +64,13 @@ class Index:
     def chunk_sentences(self, chunk_id: int) -> range:
         """Indices of the sentences that overlap a chunk."""
         return range(*self._chunk_sentences[chunk_id])
+
+    def sentence_at(self, source: str, start: int, end: int) -> int | None:
+        """The sentence of source spanning exactly [start, end), or None."""
+        at = bisect.bisect_left(self._keys, (source, start))
+        if at < len(self._keys) and self._keys[at] == (source, start) and int(self.sent_spans[at][1]) == end:
+            return at
+        return None
 
     def sentence_text(self, i: int) -> str:
         """The exact text of sentence i."""

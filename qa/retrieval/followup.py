@@ -6,10 +6,14 @@ import re
 from collections.abc import Sequence
 
 from qa.passage import Passage
+from qa.question.parse import ask
 from qa.text.words import tokenize
 
 _PERSON = re.compile(r"\b(he|she|him|her|his|hers)\b", re.IGNORECASE)
 _OTHER = re.compile(r"\b(it|its|they|them|their|this|that|these|those|there|then)\b", re.IGNORECASE)
+# Two or more capitalised words in a row, not opening the question: "Suhail Shaheen", "Ashraf Ghani".
+_FULL_NAME = re.compile(r"(?<=[a-z,] )[A-Z][\w’'-]+(?: (?:al-|bin |de |van )?[A-Z][\w’'-]+)+")
+PERSON_TURNS = 3  # how far back a "he" or "she" may point
 _ELLIPTIC = re.compile(r"^\s*(and|what about|how about|also|so|but)\b", re.IGNORECASE)
 
 
@@ -53,9 +57,9 @@ def resolve(question: str, history: Sequence[object] | None) -> str:
     if not history or not needs_context(question):
         return question
     _prev_question, prev_query, prev_short = _turn(history[-1])
-    # A personal pronoun most likely means the person the last answer named.
-    if prev_short and prev_short[:1].isupper() and _PERSON.search(question):
-        return _PERSON.sub(lambda m: _possessive(m.group(1), prev_short), question, count=1)
+    # A personal pronoun means the person the conversation was last about.
+    if _PERSON.search(question) and (person := _person(history)):
+        return _PERSON.sub(lambda m: _possessive(m.group(1), person), question, count=1)
     new_terms = set(tokenize(question))
     context = " ".join(t for t in re.findall(r"\S+", prev_query) if not set(tokenize(t)) <= new_terms
                        or not tokenize(t))
@@ -64,9 +68,31 @@ def resolve(question: str, history: Sequence[object] | None) -> str:
     return f"{question} ({context.strip()})"
 
 
+def _person(history: list[tuple[str, object]]) -> str | None:
+    """The person the last turns were about: the answer to a who-question, else a full name a turn
+    asked about ("What did Suhail Shaheen say?"), the latest first, over the last PERSON_TURNS."""
+    for item in reversed(history[-PERSON_TURNS:]):
+        question, query, short = _turn(item)
+        if short and short[:1].isupper() and ask(question).kind == "person":
+            return short
+        if names := _FULL_NAME.findall(query):
+            return re.sub(r"[’']s$", "", names[-1])
+    return None
+
+
 def _possessive(pronoun: str, name: str) -> str:
     """The name in the pronoun's grammatical role ("his" -> "Shaheen's")."""
     return f"{name}'s" if pronoun.lower() in {"his", "hers"} else name
+
+
+def earlier_citation(question: str, history: Sequence[object] | None) -> Passage | None:
+    """The sentence the last answer led with, for a follow-up to read again."""
+    if not history or not needs_context(question):
+        return None
+    last = history[-1]
+    answer = last[1] if isinstance(last, tuple | list) and len(last) == 2 else None
+    cited = getattr(answer, "citations", None) if getattr(answer, "answered", False) else None
+    return cited[0] if cited and isinstance(cited[0], Passage) else None
 
 
 def earlier_turn(question: str, history: Sequence[object] | None) -> tuple[str, str] | None:
