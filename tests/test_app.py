@@ -67,7 +67,8 @@ def test_not_covered_html_is_distinct(fake_qa: qa.QA) -> None:
     passage = fake_qa.retrieve("alpha", 1)[0]
     answer = qa.Answer("?", qa.NOT_COVERED, False, passages=(passage,))
     html = render.answer_html(fake_qa, answer)
-    assert "qa-not-covered" in html and "Closest passages" in html and passage.source in html
+    assert "qa-not-covered" in html and "Closest articles (1)</summary>" in html and passage.title in html
+    assert '<details class="qa-closest">' in html and passage.text not in html  # titles, folded
 
 
 # ---- A real server, a real model, a real browser --------------------------------------------
@@ -211,7 +212,9 @@ def test_near_miss_says_what_is_missing(page: Page) -> None:
 def test_off_topic_is_not_covered(page: Page) -> None:
     new_chat(page)
     reply = ask(page, "What is the capital of France?")
-    assert qa.NOT_COVERED in reply and "Closest passages" in reply
+    assert qa.NOT_COVERED in reply and "Closest articles" in reply
+    closest = page.locator(".qa-not-covered details.qa-closest").last
+    assert closest.count() == 1 and closest.get_attribute("open") is None  # folded: titles only
     assert page.locator(".qa-not-covered").count() == 1
     page.screenshot(path=str(SHOTS / "chat-3-not-covered.png"), full_page=True)
 

@@ -143,7 +143,7 @@ def test_cli_from_a_subfolder_shows_warnings_without_library_noise(tmp_path, mod
 @pytest.mark.slow
 def test_a_question_in_another_language_is_told_so(real_qa):
     answer = real_qa.answer("¿Cuántos prisioneros talibanes serán liberados cada día?")
-    assert not answer.answered
+    assert not answer.answered and answer.text == "The question is not in English."
     assert "does not look like English" in (answer.notice or "")
     assert real_qa.answer("How many Taliban prisoners will be released each day?").answered
 
@@ -152,3 +152,14 @@ def test_a_date_range_with_no_dated_article_says_so(fake_qa):
     with pytest.raises(ValueError, match="no article is dated from 2020-01-01"):
         fake_qa.retrieve("alpha", k=1, since="2020-01-01")
     assert fake_qa.retrieve("alpha", k=1)  # undated articles are read when no date is given
+
+
+def test_a_question_in_another_language_is_not_headed_as_uncovered(fake_qa):
+    from qa.surfaces.render import answer_html
+
+    # Its names match the articles well: it is still told to ask in English, not that they don't cover it.
+    answer = fake_qa.answer("¿Qué dijo la alcaldesa Jane Porter sobre la biblioteca y sus 80,000 libros?")
+    assert not answer.answered and answer.text == "The question is not in English." != qa.NOT_COVERED
+    assert "English" in (answer.notice or "")
+    html = answer_html(fake_qa, answer)
+    assert "⚠ The question is not in English." in html and "don&#x27;t cover" not in html

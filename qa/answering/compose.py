@@ -21,6 +21,7 @@ from qa.readers.queued import QueuedChoice
 from qa.retrieval.followup import earlier_citation, earlier_turn, resolve
 from qa.retrieval.retrieve import Mode, Retriever, clean_question
 
+NOT_IN_ENGLISH = "The question is not in English."
 DECLINED = "The reader found no answer to this in the retrieved sentences."
 # Why the language model read a question and no short answer is shown (Answer.notice).
 UNVERIFIED = "No short answer: the language model's phrase is in none of the sentences it read."
@@ -172,7 +173,8 @@ class Answerer:
 
     def _refused(self, draft: _Draft, notice: str, reading: Reading) -> Answer:
         best = reading.best
-        return Answer(draft.question, NOT_COVERED, False, passages=draft.passages, query=draft.query,
+        text = NOT_IN_ENGLISH if notice == coverage.NOT_ENGLISH else NOT_COVERED
+        return Answer(draft.question, text, False, passages=draft.passages, query=draft.query,
                       evidence=round(draft.evidence, 4), timings=dict(draft.timings), notice=notice or None,
                       confidence=round(best.confidence, 4) if best else 0.0,
                       no_answer=round(reading.no_answer, 4), reader=reading.reader, model=reading.model,

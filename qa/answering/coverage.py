@@ -50,9 +50,12 @@ def refusal(asked: Asked, question: str, evidence: float | None, missed: Sequenc
             policy: AnswerPolicy) -> str | None:
     """Why the evidence (None: no sentence) does not answer the question ("" when only its score is
     too low), or None; ``missed`` and ``lacking`` are what ``missing`` and ``lacks_kind`` found."""
+    if not looks_english(question):
+        # The articles, the embedder and the reader are English: a question in another language
+        # is told so, whatever it happened to match (names are the same in every language).
+        return NOT_ENGLISH
     if evidence is None or evidence < policy.min_evidence:
-        # The embedder and the articles are English: another language scores low everywhere.
-        return "" if looks_english(question) else NOT_ENGLISH
+        return ""
     if lacking:
         return f"No retrieved passage states {_KIND_WORDS[asked.kind]}."
     if missed and evidence < policy.hinge_evidence:

@@ -7,19 +7,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from html import escape
-from urllib.parse import urlsplit
 
 import qa
-from qa.articles.load import Article
 from qa.config import ReaderName
 from qa.passage import shown_date
-
-CONTEXT_CHARS = 220
-
-
-FULL_CHARS = 20_000
-
+from qa.surfaces.cards import byline, link, source_html
+from qa.surfaces.cards import esc as _esc
 
 # A turn is (question, Answer) or (question, error message); only Answers feed follow-ups.
 Turn = tuple[str, "qa.Answer | str"]
@@ -95,74 +88,6 @@ new MutationObserver(() => {
 """
 
 
-def _esc(text: str) -> str:
-    """HTML-escape untrusted text; also neutralise Markdown link syntax for any Markdown renderer."""
-    return escape(text, quote=True).replace("[", "&#91;").replace("]", "&#93;")
-
-
-def link(url: str | None, label: str = "link") -> str:
-    """A link that opens in a new tab, for http and https URLs only; "" for anything else."""
-    url = (url or "").strip()
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return ""
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or any(ch.isspace() for ch in url):
-        return ""
-    return f'<a href="{escape(url, quote=True)}" target="_blank" rel="noopener noreferrer">{_esc(label)}</a>'
-
-
-def byline(item: qa.Passage | Article) -> str:
-    """"Reuters · 11 Mar 2020 · link" from what is known of an article; "" when nothing is."""
-    bits = [_esc(x) for x in (item.author, shown_date(item.date, item.file_date)) if x]
-    bits += [x for x in (link(item.url),) if x]
-    return f'<div class="qa-byline">{" · ".join(bits)}</div>' if bits else ""
-
-
-def _highlight(text: str, start: int, end: int, lo: int, hi: int,
-               span: tuple[int, int] | None = None) -> str:
-    """text[lo:hi] escaped, with text[start:end] inside <mark> and the short answer's span in bold."""
-    if span is not None and start <= span[0] < span[1] <= end:
-        inner = (_esc(text[start:span[0]]) + '<strong class="qa-span">' + _esc(text[span[0]:span[1]])
-                 + "</strong>" + _esc(text[span[1]:end]))
-    else:
-        inner = _esc(text[start:end])
-    return _esc(text[lo:start]) + "<mark>" + inner + "</mark>" + _esc(text[end:hi])
-
-
-def _snippet(text: str, start: int, end: int, span: tuple[int, int] | None = None) -> str:
-    """The cited sentence highlighted, with some context cut at word boundaries."""
-    lo, hi = max(0, start - CONTEXT_CHARS), min(len(text), end + CONTEXT_CHARS)
-    if lo > 0:
-        lo = text.find(" ", lo, start) + 1 or lo
-    if hi < len(text):
-        hi = text.rfind(" ", end, hi) if text.rfind(" ", end, hi) > 0 else hi
-    body = _highlight(text, start, end, lo, hi, span)
-    return ("…" if lo > 0 else "") + body + ("…" if hi < len(text) else "")
-
-
-def _source_html(engine: qa.QA, n: int | None, p: qa.Passage, mark: bool = True,
-                 short: qa.Passage | None = None) -> str:
-    """One source: title, file name, the passage with the sentence marked, and the whole article."""
-    article = engine.index.articles.get(p.source)
-    label = f"[{n}] " if n else ""
-    head = (f'<div class="qa-src-title">{label}{_esc(p.title)}'
-            f'<span class="qa-file">{_esc(p.source)}</span></div>{byline(p)}')
-    if article is None or article.text[p.start:p.end] != p.text:
-        return f'<div class="qa-source">{head}<div class="qa-snippet">{_esc(p.text)}</div></div>'
-    text = article.text
-    span = (short.start, short.end) if short is not None and short.source == p.source else None
-    snippet = _snippet(text, p.start, p.end, span) if mark else _esc(p.text)
-    # A huge article is cut to a window around the sentence: every turn re-sends its HTML.
-    lo, hi = max(0, p.start - FULL_CHARS), min(len(text), p.end + FULL_CHARS)
-    full = (("…" if lo else "") + _highlight(text, p.start, p.end, lo, hi, span)
-            + ("…" if hi < len(text) else ""))
-    return (f'<div class="qa-source">{head}<div class="qa-snippet">{snippet}</div>'
-            f'<details><summary>Read the whole article</summary>'
-            f'{byline(article)}<div class="qa-article">{full}</div>'
-            "</details></div>")
-
-
 def _ms(value: float) -> str:
     """Milliseconds, with a decimal when small so a fast step doesn't read as 0 ms."""
     return f"{value:.1f} ms" if value < 10 else f"{value:.0f} ms"
@@ -179,12 +104,13 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     timing = (f'<div class="qa-timing">retrieval {_ms(answer.timings.get("retrieve_ms", 0.0))} · '
               f'answer {_ms(answer.timings.get("answer_ms", 0.0))}{reader}{model}{dropped}</div>')
     if not answer.answered:
-        closest = "".join(_source_html(engine, None, p, mark=False) for p in answer.passages[:3])
-        why = _esc(answer.notice) if answer.notice else \
-            "Nothing in the indexed articles answers this well enough."
+        why = _esc(answer.notice or "Nothing in the indexed articles answers this well enough.")
+        # The closest articles by title only, folded: an off-topic question needs no passages.
+        titles = list(dict.fromkeys(f"{_esc(p.title)}{byline(p)}" for p in answer.passages))[:3]
+        closest = (f'<details class="qa-closest"><summary>Closest articles ({len(titles)})</summary><ul>'
+                   + "".join(f"<li>{t}</li>" for t in titles) + "</ul></details>") if titles else ""
         return (f'<div class="qa-a qa-not-covered"><div><b>⚠ {_esc(answer.text)}</b></div>'
-                f"<div>{why} Closest passages:</div>"
-                f'<div class="qa-sources">{closest}</div>{timing}</div>')
+                f"<div>{why}</div>{closest}{timing}</div>")
     body = _esc(answer.text)
     if answer.short and _esc(answer.short) in body:
         body = body.replace(_esc(answer.short), f"<strong>{_esc(answer.short)}</strong>", 1)
@@ -197,7 +123,7 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
         short = f'<p class="qa-reading">{wait}</p>'
     if answer.notice:
         short = f'<p class="qa-notice">{_esc(answer.notice)}</p>{short}'
-    sources = "".join(_source_html(engine, n, c, short=answer.short_span)
+    sources = "".join(source_html(engine, n, c, short=answer.short_span)
                       for n, c in enumerate(answer.citations, 1))
     kind = "qa-answered qa-generated" if answer.method == "llm" else "qa-answered"
     kind += " qa-still-reading" if answer.provisional else ""
