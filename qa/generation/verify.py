@@ -108,6 +108,8 @@ def split_generated(text: str) -> list[tuple[str, list[int]]]:
         numbers = [int(n) for group in MARKERS.findall(piece) for n in re.split(r"[,;]", group)]
         claim = " ".join(MARKERS.sub("", piece).split())
         claim = re.sub(r"\s+([.,;:!?])", r"\1", claim)
+        # A marker put before the full stop leaves "begin,." behind once it is taken out.
+        claim = re.sub(r"[,;:]+(?=[\"”’')]*[.!?])", "", claim)
         if claim:
             out.append((claim, list(dict.fromkeys(numbers))))
     return out
