@@ -14,8 +14,9 @@ rebuilds report.md in that folder from every results file there):
   formats      extraction time per article format, against reading plain text
   cluster      build and serve on a local two-node Ray cluster against one machine
   concurrency  answers/s with the language-model reader at 1, 4 and 16 questions at once
-  fit-reader   refit the span reader on RealTime QA back numbers (writes qa/reading/*.json)
+  fit-reader   refit the span reader on RealTime QA back numbers (writes qa/readers/spans/*.json)
   fit-lm       calibrate the language-model reader on a RealTime QA 2022 run's records
+               (--write: qa/readers/lm/calibration.json)
   report       only rebuild report.md (and, with --publish, the figures quoted in docs/)
 """
 
@@ -30,17 +31,18 @@ import time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from eval import calibrate, figures, report  # noqa: E402
-from eval.paths import MissingData, add_publish, out_dir, rtqa_file  # noqa: E402
+from eval.paths import MissingData, add_publish, out_dir, rtqa_file
+from eval.quality import calibrate
+from eval.report import figures, markdown
 
 # Commands run by a module's own main(), with the file each writes.
-DELEGATED = {"bench": ("eval.bench", "bench.json"), "scale": ("eval.scale_bench", "scale.json"),
-             "load": ("eval.load_bench", "load.json"), "faults": ("eval.faults", "faults.json"),
-             "llm": ("eval.llm_compare", "llm_compare.json"),
-             "fit-reader": ("eval.fit_reader", "reader_fit.json"), "fit-lm": ("eval.fit_lm", "lm_fit.json"),
-             "formats": ("eval.formats_bench", "formats.json"),
-             "cluster": ("eval.cluster_bench", "cluster.json"),
-             "concurrency": ("eval.concurrency", "concurrency.json")}
+DELEGATED = {"bench": ("eval.perf.bench", "bench.json"), "scale": ("eval.perf.scale", "scale.json"),
+             "load": ("eval.perf.load", "load.json"), "faults": ("eval.perf.faults", "faults.json"),
+             "llm": ("eval.perf.llm", "llm_compare.json"),
+             "fit-reader": ("eval.fit.reader", "reader_fit.json"), "fit-lm": ("eval.fit.lm", "lm_fit.json"),
+             "formats": ("eval.perf.formats", "formats.json"),
+             "cluster": ("eval.perf.cluster", "cluster.json"),
+             "concurrency": ("eval.perf.concurrency", "concurrency.json")}
 COMMANDS = ["quality", "realtimeqa", *DELEGATED, "report"]
 
 
@@ -65,7 +67,7 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 
 def quality(args: argparse.Namespace) -> dict:
     """Score the hand-written set; results.json holds summaries, records and the calibration."""
-    from eval import harness
+    from eval.quality import harness
     from qa import Config
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -73,21 +75,20 @@ def quality(args: argparse.Namespace) -> dict:
     result = harness.run(modes, args.limit)
     result["seconds"] = round(time.perf_counter() - began, 1)
     result["min_evidence"] = Config.from_env().min_evidence
-    print(report.table(result["summary"]))
+    print(markdown.table(result["summary"]))
     base = result["records"].get("hybrid") or next(iter(result["records"].values()))
     result["calibration"] = None
     if any(not r["answerable"] for r in base) and any(r["answerable"] for r in base):
         result["calibration"] = {"best": calibrate.best(base),
                                  "cross_validated": calibrate.cross_validate(base)}
         if args.calibrate:
-            print("\n" + report.calibration_text(result["calibration"]))
+            print("\n" + markdown.calibration_text(result["calibration"]))
     return result
 
 
 def realtimeqa(args: argparse.Namespace) -> dict:
     """Run (or summarise the records of) RealTime QA 2022; only the summary is published."""
-    from eval import rtqa
-    from eval.cache import DEFAULT_CACHE, CachingEmbedder, CachingTagger, build_embedder, records_log
+    from eval.realtimeqa import cache, data, run, summary
     from qa import Config
     from qa.text.nlp import Tagger
 
@@ -95,28 +96,28 @@ def realtimeqa(args: argparse.Namespace) -> dict:
     if args.records:
         with open(args.records, encoding="utf-8") as fh:
             records = [json.loads(line) for line in fh if line.strip()]
-        rt = {"summary": {**rtqa.summarize(records), "seconds": None, "year": year}, "records": records}
+        rt = {"summary": {**summary.summarize(records), "seconds": None, "year": year}, "records": records}
     else:
-        rtqa.rtqa_dir(year)  # a missing benchmark is one line, before any model loads
-        log = records_log(year)  # quotes the benchmark: git-ignored
+        data.rtqa_dir(year)  # a missing benchmark is one line, before any model loads
+        log = cache.records_log(year)  # quotes the benchmark: git-ignored
         log.parent.mkdir(parents=True, exist_ok=True)
         if not args.resume:
             log.unlink(missing_ok=True)
-        embedder = CachingEmbedder(build_embedder(), DEFAULT_CACHE)
-        rt = rtqa.run(embedder, args.limit, log, CachingTagger(Tagger(Config.from_env().nlp), DEFAULT_CACHE),
-                      year)
+        embedder = cache.CachingEmbedder(cache.build_embedder(), cache.DEFAULT_CACHE)
+        tagger = cache.CachingTagger(Tagger(Config.from_env().nlp), cache.DEFAULT_CACHE)
+        rt = run.run(embedder, args.limit, log, tagger, year)
         print(f"embedding cache: {embedder.hits} hits, {embedder.misses} embedded", file=sys.stderr)
-    rt["summary"].update(baselines=rtqa.BASELINES[year], min_evidence=Config.from_env().min_evidence,
-                         answer_bearing_ceiling=rtqa.ANSWER_BEARING_CEILING[year])
-    print(report.rtqa_section(rt["summary"]))
+    rt["summary"].update(baselines=data.BASELINES[year], min_evidence=Config.from_env().min_evidence,
+                         answer_bearing_ceiling=data.ANSWER_BEARING_CEILING[year])
+    print(markdown.rtqa_section(rt["summary"]))
     return {"summary": rt["summary"]}
 
 
-def delegate(command: str, rest: list[str], out: str) -> None:
-    """Run a benchmark module's main() with its own flags and our output file."""
+def delegate(command: str, rest: list[str], out: str) -> int:
+    """Run a benchmark module's main() with its own flags and our output file; its exit status."""
     module, _ = DELEGATED[command]
     sys.argv = [f"python -m eval {command}", *rest, *([] if "--out" in rest else ["--out", out])]
-    importlib.import_module(module).main()
+    return importlib.import_module(module).main() or 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,12 +137,13 @@ def main(argv: list[str] | None = None) -> int:
                     if args.command == "quality" else rtqa_file(args.year))
             result = quality(args) if args.command == "quality" else realtimeqa(args)
             (folder / name).write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
-        elif args.command in DELEGATED:
-            delegate(args.command, rest, str(folder / DELEGATED[args.command][1]))
+        elif args.command in DELEGATED and (code := delegate(args.command, rest,
+                                                             str(folder / DELEGATED[args.command][1]))):
+            return code  # the command said why on stderr
     except MissingData as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    path = report.write(folder)
+    path = markdown.write(folder)
     print(f"wrote {path}", file=sys.stderr)
     if args.publish:
         for doc in figures.update_docs(folder):

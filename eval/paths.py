@@ -11,6 +11,12 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "eval" / "results"  # published: the figures the README and docs quote
 RUNS = ROOT / "eval" / "runs"  # a user's own runs, git-ignored
 CACHE = RESULTS / "cache"  # embeddings and tags reused between runs, git-ignored
+QUESTIONS = ROOT / "eval" / "questions.jsonl"  # the hand-written question set
+
+
+def questions() -> list[dict]:
+    """The hand-written question set's rows, in file order."""
+    return [json.loads(line) for line in QUESTIONS.read_text("utf-8").splitlines() if line.strip()]
 
 
 def read_results(folder: Path, name: str) -> dict | None:

@@ -62,7 +62,7 @@ def cluster():
 def corpus(tmp_path_factory) -> tuple[Path, list]:
     """The seeds and some RealTime QA articles as JSON Lines, and the same articles as records."""
     from eval.paths import MissingData, eval_articles
-    from eval.scale_data import rtqa_articles
+    from eval.perf.scale_data import rtqa_articles
 
     articles = load_articles(eval_articles())
     try:

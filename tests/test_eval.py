@@ -1,4 +1,5 @@
-"""The evaluation harness end to end on three questions, and the RealTime QA loader and scorer."""
+"""The evaluation harness end to end on three questions, the RealTime QA loader and scorer, the
+shipped files fitting writes, and the progress every command shows."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval import rtqa
 from eval.__main__ import main
-from eval.cache import CachingEmbedder
 from eval.paths import RESULTS, MissingData
+from eval.realtimeqa import ask as rtqa
+from eval.realtimeqa import data
+from eval.realtimeqa import summary as rtqa_summary
+from eval.realtimeqa.cache import CachingEmbedder
+from qa import QA, Answer, Passage, Trace
 
 try:
-    HAVE_RTQA = (rtqa.rtqa_dir() / "questions.jsonl.gz").exists()
+    HAVE_RTQA = (data.rtqa_dir() / "questions.jsonl.gz").exists()
 except MissingData:
     HAVE_RTQA = False
 
@@ -31,7 +35,7 @@ SMOKE = ["q001", "q002", "q003", "q061", "q062", "q063", "q064"]
 @pytest.mark.slow
 def test_harness_smoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
                        model_cache: Path) -> None:
-    from eval import calibrate, harness
+    from eval.quality import calibrate, harness
 
     rows = {q["id"]: q for q in harness.load_questions()}
     monkeypatch.setattr(harness, "load_questions", lambda path=None, limit=None: [rows[i] for i in SMOKE])
@@ -70,7 +74,7 @@ def test_harness_smoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: 
 
 
 def test_calibration_picks_the_loosest_thresholds_that_refuse_what_it_should() -> None:
-    from eval import calibrate
+    from eval.quality import calibrate
 
     def record(evidence: float, answerable: bool, missing: bool = False, lacks: bool = False) -> dict:
         return {"evidence_score": evidence, "answerable": answerable, "missing": missing, "lacks_kind": lacks}
@@ -93,7 +97,8 @@ def test_calibration_picks_the_loosest_thresholds_that_refuse_what_it_should() -
 
 def test_report_publish_rewrites_the_figures_the_docs_quote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                            capsys: pytest.CaptureFixture) -> None:
-    from eval import figures, paths
+    from eval import paths
+    from eval.report import figures
 
     results = tmp_path / "results"
     shutil.copytree(RESULTS, results, ignore=shutil.ignore_patterns("cache"))
@@ -119,7 +124,7 @@ def test_report_publish_rewrites_the_figures_the_docs_quote(tmp_path: Path, monk
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_RTQA, reason="no RealTime QA data")
 def test_rtqa_two_questions(tmp_path: Path, real_qa, model_cache: Path) -> None:
-    questions = rtqa.load(limit=2)
+    questions = data.load(limit=2)
     assert len(questions) == 2 and all(q["gold"] in q["choices"] for q in questions)
     # Two short articles each keep the test fast; the full articles are for `python -m eval`.
     questions = [{**q, "articles": [a[:2000] for a in q["articles"][:2]]} for q in questions]
@@ -132,16 +137,50 @@ def test_rtqa_two_questions(tmp_path: Path, real_qa, model_cache: Path) -> None:
     squid, charger = records
     assert not squid["answered"] and "Squid" not in squid["first_cited"]
     assert charger["answered"] and "single common charging standard" in charger["first_cited"]
-    assert charger["mc"] == charger["mc_right"] == 0  # Europe
-    summary = rtqa.summarize(records)
-    assert summary["scored"] == 2 and summary["answered_at_threshold"] == 0.5
-    assert summary["answer_bearing"] == 0.0  # "European" is not the gold token "Europe"
-    assert summary["mc_accuracy"] == (1 + (squid["mc"] == squid["mc_right"])) / 2
-    assert set(summary["policies"]) == set(rtqa.predictions(charger, 0.0))
+    assert charger["mc"] == charger["mc_right"] == 0  # Europe, weighed by the language model
+    assert len(charger["mc_p"]) == len(questions[1]["choices"])
+    assert sum(charger["mc_p"]) == pytest.approx(1, abs=1e-3)
+    # What the model read and wrote, from the answer's trace: its tokens and calibration features;
+    # its sentences say "European", never the gold token "Europe".
+    assert charger["lm"]["prompt_tokens"] > 0 and "logprob" in charger["lm"] and not charger["gold_given"]
+    assert charger["span_short"] and "mc_spans" not in charger
+    result = rtqa_summary.summarize(records)
+    assert result["scored"] == 2 and result["answered_at_threshold"] == 0.5
+    assert result["answer_bearing"] == 0.0  # "European" is not the gold token "Europe"
+    assert result["mc_accuracy"] == (1 + (squid["mc"] == squid["mc_right"])) / 2
+    assert set(result["policies"]) == set(rtqa_summary.predictions(charger, 0.0))
     # A second pass embeds nothing: every vector comes from the cache.
     before = embedder.misses
     rtqa.ask(questions[0], embedder, min_evidence=0.42)
     assert embedder.misses == before
+    # A question with no articles: not answered, its options weighed with nothing to read.
+    blind = rtqa.ask({**questions[1], "articles": []}, embedder, min_evidence=0.42)
+    assert not blind["answered"] and blind["short"] is None and blind["lm"] == {}
+    assert len(blind["mc_p"]) == len(questions[1]["choices"]) and blind["mc"] == int(np.argmax(blind["mc_p"]))
+
+
+def test_a_record_is_read_off_the_answer_and_its_trace() -> None:
+    """What a RealTime QA record and the harness keep of an answer comes from QA.answer's Answer."""
+    from eval.quality.harness import score_reading
+
+    lead = Passage("a.txt", "A", "European regulators want one charger for every phone.", 0, 55)
+    given = (lead, Passage("a.txt", "A", "The rules cover Europe from 2024.", 56, 89))
+    trace = Trace(given=given, phrase="European regulators", confidence=0.62, no_answer=0.1,
+                  stats={"prompt_tokens": 210.0, "read_ms": 900.0, "logprob": -1.5},
+                  span_phrases=("the EU", "Europe", "Apple"), span_confidence=0.4, missing=("Brussels",))
+    answer = Answer("Who wants one charger?", "European regulators want one charger [1]", True,
+                    citations=(lead,), evidence=0.55, trace=trace)
+    record = rtqa.read_record(answer, "Europe", min_evidence=0.42)
+    assert record["answered"] and record["short"] == "European regulators" and record["confidence"] == 0.62
+    assert record["span_short"] == "the EU" and record["in_candidates"]  # "Europe" is the second span
+    assert record["gold_given"]  # the second sentence the model read holds "Europe"
+    assert record["first_cited"] == lead.text
+    assert record["lm"] == {"wrote_declined": False, "unverified": None, "no_answer": 0.1, **trace.stats}
+    assert score_reading(answer, ["Europe"]) == {"best_span_em": 0.0, "candidate_recall": 1.0}
+    assert score_reading(answer, ["the EU"]) == {"best_span_em": 1.0, "candidate_recall": 1.0}
+    # Not read by the model (refused before reading, or it was unavailable): no LM figures.
+    unread = rtqa.read_record(Answer("q", "", False, evidence=0.1), "Europe", min_evidence=0.42)
+    assert not unread["answered"] and unread["lm"] == {} and unread["short"] is None
 
 
 def test_missing_benchmark_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
@@ -166,8 +205,9 @@ def test_eval_articles_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_docs_quote_the_published_results() -> None:
-    """Every figures block in the README and docs/ is what eval/figures.py writes from eval/results/."""
-    from eval import figures
+    """Every figures block in the README and docs/ is what eval/report/figures.py writes from
+    eval/results/."""
+    from eval.report import figures
 
     blocks = 0
     for doc in figures.DOCS:
@@ -177,32 +217,103 @@ def test_docs_quote_the_published_results() -> None:
     assert blocks >= 4
 
 
-def test_chooser_learns_which_feature_decides(tmp_path: Path) -> None:
-    from eval import choices
-
-    rng = np.random.default_rng(0)
-    xs = [rng.normal(size=(4, len(choices.FEATURES))) for _ in range(200)]
-    right = [int(np.argmax(x[:, 6])) for x in xs]  # pair_cos decides
-    chooser = choices.fit(xs[:150], right[:150])
-    assert choices.accuracy(chooser, xs[150:], right[150:]) >= 0.8
-    assert int(np.argmax(np.abs(chooser.weights))) == 6
-    chooser.save(tmp_path / "w.json", "test")
-    assert choices.Chooser.load(tmp_path / "w.json").choose(xs[0]) == chooser.choose(xs[0])
-    data = json.loads((tmp_path / "w.json").read_text())
-    (tmp_path / "w.json").write_text(json.dumps({**data, "features": ["other"]}))
-    with pytest.raises(ValueError, match="fit-reader"):
-        choices.Chooser.load(tmp_path / "w.json")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(("question", "options", "right"), [
     ("Which agency reported Shaheen's phone remarks?", ["AFP", "BBC", "Reuters", "Al Jazeera"], 2),
     ("How many Taliban prisoners will be released each day?", ["500", "100", "1,500", "5,000"], 1),
 ])
-def test_multiple_choice_over_the_seeds(real_qa, question: str, options: list[str],
-                                        right: int) -> None:
-    passages = [p.text for p in real_qa.retrieve(question, k=5)]
-    assert rtqa.choose(real_qa, question, options, passages) == right
+def test_multiple_choice_over_the_seeds(real_qa, question: str, options: list[str], right: int) -> None:
+    """The benchmarks' multiple choice is the product's: the language model's, through QA.choose."""
+    # As the benchmarks ask: waiting as long as the model takes on a busy machine.
+    engine = QA(real_qa.config.replace(read_timeout=600.0), runtime=real_qa.runtime)
+    assert engine.choose(question, options).best == right
+
+
+def test_fitting_writes_a_shipped_file_whole_and_clears_its_cache(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from eval.fit import shipped
+    from qa.readers.spans.ranker import RANKER_FILE, default_ranker
+    from qa.readers.spans.types import type_table
+
+    assert shipped.SHIPPED["ranker"].path == RANKER_FILE  # the file the span reader reads
+    for name in ("ranker", "types"):
+        monkeypatch.setitem(shipped.SHIPPED, name, shipped.Shipped(tmp_path / f"{name}.json",
+                                                                   shipped.SHIPPED[name].cache,
+                                                                   shipped.SHIPPED[name].sort_keys))
+    default_ranker()
+    type_table()
+    assert default_ranker.cache_info().currsize == type_table.cache_info().currsize == 1
+    fitted = {"weights": [1.0], "bias": 0.5}
+    path = shipped.write_shipped("ranker", fitted)
+    assert path == tmp_path / "ranker.json" and json.loads(path.read_text()) == fitted
+    assert default_ranker.cache_info().currsize == 0  # the next reader reads the new file
+    assert type_table.cache_info().currsize == 1  # the others are left alone
+    text = shipped.write_shipped("types", {"kinds": {}, "keys": {}}).read_text()
+    assert text.index('"keys"') < text.index('"kinds"')  # the type table's keys sorted, as before
+
+    def full_disk(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    # A write that fails leaves the old file as it was, and nothing beside it.
+    monkeypatch.setattr(shipped.os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        shipped.write_shipped("ranker", {"weights": [2.0], "bias": 0.0})
+    assert json.loads(path.read_text()) == fitted
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ranker.json", "types.json"]
+
+
+def test_fit_lm_calibrates_on_a_runs_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture) -> None:
+    """fit-lm on records shaped as a realtimeqa run logs them: confident phrases are right, a
+    likely decline means the sentences lacked the answer; --write goes through shipped.py."""
+    from eval.fit import lm, shipped
+    from qa.readers.lm.calibration import load_calibration
+
+    rng = np.random.default_rng(0)
+    records = []
+    for i in range(90):
+        right, given = i % 3 == 0, i % 3 != 2
+        lp = (-0.3 if right else -2.5) - rng.random()
+        declined = (0.1 if given else 0.8) + 0.1 * rng.random()
+        records.append({"scored": True, "gold": "Europe", "short": "Europe" if right else "Asia",
+                        "gold_given": given, "lm": {"logprob": lp, "first": lp, "weakest": lp,
+                                                    "declined": declined, "unverified": None}})
+    log = tmp_path / "records.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in records))
+    written = tmp_path / "calibration.json"
+    monkeypatch.setitem(shipped.SHIPPED, "lm_calibration",
+                        shipped.Shipped(written, shipped.SHIPPED["lm_calibration"].cache))
+    assert lm.main(["--records", str(log), "--out", str(tmp_path / "fit.json"), "--write"]) == 0
+    report = json.loads((tmp_path / "fit.json").read_text())
+    assert report["questions"] == 90 and report["phrase_right"] == pytest.approx(1 / 3)
+    calibration = load_calibration(written)
+    assert calibration.confidence([-0.5] * 3 + [0.1]) > 0.8 > 0.2 > calibration.confidence([-3.0] * 3 + [0.1])
+    assert calibration.no_answer(0.9, False) > 0.8 > 0.2 > calibration.no_answer(0.1, False)
+    assert "[fit-lm 4/4]" in capsys.readouterr().err  # each step said on stderr
+    # Too few records to fit out of fold: one line saying so, and nothing written.
+    log.write_text("\n".join(json.dumps(r) for r in records[:6]))
+    written.unlink()
+    assert lm.main(["--records", str(log), "--out", str(tmp_path / "fit.json"), "--write"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: ") and "fewer than 10" in err[-1] and not written.exists()
+
+
+def test_steps_say_how_far_and_how_long_is_left(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture) -> None:
+    from eval import progress
+
+    now = [100.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
+    steps = progress.Steps("bench", {"load": 10, "read": 30})
+    steps.step("load")
+    now[0] += 20  # the first step took twice its plan: the rest is expected to as well
+    steps.step("read", "115 questions")
+    now[0] += 65
+    steps.finish()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["[bench 1/2] load: 0s so far, about 40s left (planned)",
+                     "[bench 2/2] read (115 questions): 20s so far, about 1m00s left (at this pace)",
+                     "[bench] done in 1m25s"]
 
 
 def test_a_failing_bench_step_shows_its_cause_and_leaves_no_scratch_folder(
@@ -210,7 +321,7 @@ def test_a_failing_bench_step_shows_its_cause_and_leaves_no_scratch_folder(
     import sys
     import tempfile
 
-    from eval import bench
+    from eval.perf import bench, timing
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     broken = [sys.executable, "-c", "import sys; print('half a traceback', file=sys.stderr); "
@@ -218,7 +329,7 @@ def test_a_failing_bench_step_shows_its_cause_and_leaves_no_scratch_folder(
 
     def run(work: Path) -> None:
         (work / "seeds").mkdir()
-        bench._checked(broken, {})
+        timing.checked(broken, {})
 
     monkeypatch.setattr(bench, "run", run)
     monkeypatch.setattr("sys.argv", ["python -m eval bench"])
@@ -237,9 +348,9 @@ def test_the_warm_answer_step_runs_as_bench_runs_it(real_copy: dict[str, str]) -
     """The subprocess `make bench` starts for warm answers, from the repository as the bench runs it."""
     import sys
 
-    from eval import bench
+    from eval.perf import timing
 
-    out = bench._checked([sys.executable, "-m", "eval.bench", "--warm-only", real_copy["QA_SEEDS_DIR"],
+    out = timing.checked([sys.executable, "-m", "eval.perf.bench", "--warm-only", real_copy["QA_SEEDS_DIR"],
                           real_copy["QA_INDEX_DIR"]], real_copy)
     timed = json.loads(out.splitlines()[-1])
-    assert len(timed["seconds"]) == len(bench._questions()) and timed["torch"] is False
+    assert len(timed["seconds"]) == len(timing.question_texts()) and timed["torch"] is False

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from fake_llm import FakeLLM
 
 import qa
-from eval.llm_compare import llama_server as serve
-from eval.llm_compare import smollm_gguf
+from eval.perf.llm import llama_server as serve
+from eval.perf.llm import smollm_gguf
 from qa.generation.verify import facts, split_generated, supports, verify
 from qa.surfaces import chat
 from qa.surfaces.cli import main as cli

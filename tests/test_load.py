@@ -1,4 +1,4 @@
-"""Load and faults on loopback, bounded: a short run of eval/load_bench.py and eval/faults.py."""
+"""Load and faults on loopback, bounded: a short run of eval/perf/load.py and eval/perf/faults.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from eval import faults, load_bench
+from eval.perf import faults
+from eval.perf import load as load_bench
 
 pytestmark = [pytest.mark.slow, pytest.mark.load]
 

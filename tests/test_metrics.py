@@ -1,11 +1,11 @@
-"""Tests of eval.metrics on hand-made cases with hand-computed values."""
+"""Tests of eval.quality.metrics on hand-made cases with hand-computed values."""
 
 import math
 import random
 
 import pytest
 
-from eval.metrics import (
+from eval.quality.metrics import (
     citation_precision_recall,
     contains_answer,
     exact_match,

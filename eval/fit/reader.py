@@ -1,10 +1,10 @@
-"""`python -m eval fit-reader`: fit the reader's type table and span ranker on RealTime QA back numbers.
+"""`python -m eval fit-reader`: fit the span reader's type table and ranker on RealTime QA back numbers.
 
 The back numbers (2020 to mid-2022) are for fitting only; figures are reported on RealTime QA 2022
-by `python -m eval --realtimeqa`. Every back-number evidence passage becomes one article of a
+by `python -m eval realtimeqa`. Every back-number evidence passage becomes one article of a
 single index, and each question is asked over all of them, as a user's question is asked over
-the whole index. Writes qa/reading/types.json, qa/reading/ranker.json, eval/choice_weights.json (the
-multiple-choice scorer) and eval/results/reader_fit.json (out-of-fold figures).
+the whole index. Writes qa/readers/spans/types.json and qa/readers/spans/ranker.json (through
+eval/fit/shipped.py) and reader_fit.json (out-of-fold figures).
 """
 
 from __future__ import annotations
@@ -23,20 +23,21 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from eval import choices  # noqa: E402
-from eval.paths import RUNS, benchmark_dir  # noqa: E402
-from qa import QA, Config  # noqa: E402
-from qa.reading import question as qmod  # noqa: E402
-from qa.reading import reader as rmod  # noqa: E402
-from qa.reading.candidates import normalise  # noqa: E402
-from qa.reading.question import ask  # noqa: E402
-from qa.reading.reader import Reading  # noqa: E402
+from eval.fit.shipped import write_shipped
+from eval.paths import CACHE, RUNS, benchmark_dir
+from eval.progress import Steps, bar
+from qa import QA, Config, ReaderName
+from qa.answering.scoring import score_sentences
+from qa.question import Asked, ask
+from qa.readers.base import Reading, normalise
+from qa.readers.spans.ranker import SPAN_FEATURES, reading_of
 
-ROOT = Path(__file__).parent.parent
-WORK = Path(__file__).parent / "results" / "cache" / "backnumber"
+WORK = CACHE / "backnumber"
 RESULTS = RUNS / "reader_fit.json"
 FOLDS = 5
-CHOICE_DUMP = os.environ.get("QA_CHOICE_DUMP")  # where to keep the choice features, for study
+# Expected seconds of each step on 2 cores (the index is built once, then only what changed).
+PLAN = {"read the back numbers": 5, "index their passages": 900, "fit the type table": 120,
+        "candidate features": 400, "cross-validate the ranker": 60, "calibrate and write": 20}
 
 
 def load(path: Path | None = None, limit: int | None = None) -> list[dict]:
@@ -49,8 +50,7 @@ def load(path: Path | None = None, limit: int | None = None) -> list[dict]:
             text = html.unescape(re.sub(r"<[^>]+>", "", q.get("evidence") or "")).strip()
             if text:
                 rows.append({"id": q["question_id"], "question": q["question_sentence"],
-                             "gold": q["choices"][int(q["answer"][0])], "text": text,
-                             "choices": q["choices"], "right": int(q["answer"][0])})
+                             "gold": q["choices"][int(q["answer"][0])], "text": text})
     return rows[:limit]
 
 
@@ -65,7 +65,8 @@ def engine_over(rows: list[dict], work: Path) -> QA:
         path = seeds / name
         if not path.is_file() or path.read_text("utf-8") != text:
             path.write_text(text, "utf-8")
-    engine = QA(Config.from_env(seeds_dir=seeds, index_dir=work / "index"))
+    # Only the span reader is fitted: nothing here loads the language model.
+    engine = QA(Config.from_env(seeds_dir=seeds, index_dir=work / "index", reader=ReaderName.SPANS))
     engine.build(progress=True)
     return engine
 
@@ -78,8 +79,8 @@ def fit_types(engine: QA, rows: list[dict]) -> dict:
         by_source[source].append(sid)
     keys: dict[str, Counter] = defaultdict(Counter)
     kinds: dict[str, Counter] = defaultdict(Counter)
-    reader = rmod.SpanReader(index)
-    for r in rows:
+    reader = engine.answerer.fallback  # the span reader
+    for r in bar(rows, desc="type table"):
         gold = normalise(r["gold"])
         labels = [c.label for sid in by_source[f"{r['id']}.txt"] for c in reader.candidates(sid)
                   if c.key == gold]
@@ -92,14 +93,23 @@ def fit_types(engine: QA, rows: list[dict]) -> dict:
             "kinds": {k: dict(v) for k, v in sorted(kinds.items())}}
 
 
+def scored_sentences(engine: QA, asked: Asked, question: str) -> list[tuple[int, float]]:
+    """The sentences the product scores for a question, best first, as (sentence id, score)."""
+    retriever = engine.answerer.retriever
+    hits = retriever.select(question, engine.config.k, "hybrid")
+    scored = score_sentences(engine.index, retriever.embed_query, asked, question, question,
+                             [i for i, _ in hits])
+    return [(s.sentence, s.score) for s in scored]
+
+
 def features(engine: QA, rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
     """Candidate features, labels (equal to the gold answer), question numbers and, per question,
     its scored sentences and candidates, over all rows."""
-    answerer = engine.answerer
     xs, ys, groups, read = [], [], [], []
-    for g, r in enumerate(rows):
-        scored = answerer.scored(r["question"])
-        found, x = answerer.reader.features(ask(r["question"]), scored)
+    for g, r in enumerate(bar(rows, desc="features")):
+        asked = ask(r["question"])
+        scored = scored_sentences(engine, asked, r["question"])
+        found, x = engine.answerer.fallback.features(asked, scored)
         gold = normalise(r["gold"])
         xs.append(x)
         ys.append(np.array([c.key == gold for _, c in found], dtype=np.int8))
@@ -110,7 +120,7 @@ def features(engine: QA, rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.n
 
 def readings(read: list, p: np.ndarray, groups: np.ndarray) -> list[Reading]:
     """Each question's reading from its candidates' out-of-fold probabilities."""
-    return [Reading.of(found, p[groups == g]) if found else Reading((), 1.0)
+    return [reading_of(found, p[groups == g]) if found else Reading((), 1.0)
             for g, (_, found) in enumerate(read)]
 
 
@@ -133,28 +143,6 @@ def calibrate(read: list[Reading], oof: list[tuple[float, int, int]]) -> tuple[d
     weights = {"p": float(model.coef_[0][0]), "margin": float(model.coef_[0][1]),
                "bias": float(model.intercept_[0])}
     return weights, confidence.tolist()
-
-
-def fit_choices(engine: QA, rows: list[dict], read: list, oof_readings: list[Reading]) -> dict:
-    """Fit the multiple-choice scorer on the reader's out-of-fold readings; its out-of-fold accuracy."""
-    xs, right = [], []
-    for r, (scored, _), reading in zip(rows, read, oof_readings, strict=True):
-        passages = [x.text for x in engine.retrieve(r["question"], k=5)]
-        xs.append(choices.features(engine, r["question"], r["choices"], reading, scored, passages))
-        right.append(r["right"])
-    if CHOICE_DUMP:
-        np.save(CHOICE_DUMP, np.array([xs, right], dtype=object), allow_pickle=True)
-    fold = np.arange(len(xs)) % FOLDS
-    hits = 0
-    for f in range(FOLDS):
-        train = [i for i in range(len(xs)) if fold[i] != f]
-        chooser = choices.fit([xs[i] for i in train], [right[i] for i in train])
-        hits += sum(chooser.choose(xs[i]) == right[i] for i in range(len(xs)) if fold[i] == f)
-    chooser = choices.fit(xs, right)
-    chooser.save(choices.WEIGHTS_FILE, f"conditional logit on {len(xs)} RealTime QA back-number "
-                 "questions; refit with `python -m eval fit-reader`")
-    weights = dict(zip(choices.FEATURES, chooser.weights.round(3).tolist(), strict=True))
-    return {"mc_accuracy_oof": hits / len(xs), "mc_weights": weights}
 
 
 def per_question(p: np.ndarray, y: np.ndarray, groups: np.ndarray, n: int) -> list[tuple[float, int, int]]:
@@ -191,17 +179,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=WORK, help="folder for the back-number index")
     ap.add_argument("--out", type=Path, default=RESULTS, help="the figures of the fit")
     args = ap.parse_args(argv)
+    steps = Steps("fit-reader", PLAN)
+    steps.step("read the back numbers")
     rows = load(limit=args.limit)
+    steps.step("index their passages", f"{len(rows):,} questions")
     engine = engine_over(rows, args.work)
+    steps.step("fit the type table")
     types = fit_types(engine, rows)
-    qmod.TYPES_FILE.write_text(json.dumps(types, indent=1, sort_keys=True) + "\n", "utf-8")
-    qmod._types.cache_clear()
+    types_file = write_shipped("types", types)  # the features below use the new table
+    steps.step("candidate features")
     x, y, groups, read = features(engine, rows)
+    steps.step("cross-validate the ranker", f"{len(y):,} candidates")
     p_oof = cross_validate(x, y, groups, len(rows))
     oof = per_question(p_oof, y, groups, len(rows))
     model = LogisticRegression(C=1.0, max_iter=2000).fit(x, y)
-    oof_readings = readings(read, p_oof, groups)
-    calibration, confidence = calibrate(oof_readings, oof)
+    steps.step("calibrate and write")
+    calibration, confidence = calibrate(readings(read, p_oof, groups), oof)
     show = {}
     for t in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
         shown = [right for c, (_, right, _) in zip(confidence, oof, strict=True) if c >= t]
@@ -212,19 +205,19 @@ def main(argv: list[str] | None = None) -> int:
               "top1_em_oof": sum(r for _, r, _ in oof) / len(oof),
               "top1_given_recall_oof": sum(r for _, r, _ in oof) / max(1, sum(a for _, _, a in oof)),
               "by_threshold_oof": show,
-              "typed_questions": sum(sum(v.values()) for v in types["kinds"].values()),
-              **fit_choices(engine, rows, read, oof_readings)}
-    rmod.RANKER_FILE.write_text(json.dumps({
-        "features": list(rmod.FEATURES), "weights": [round(float(w), 5) for w in model.coef_[0]],
+              "typed_questions": sum(sum(v.values()) for v in types["kinds"].values())}
+    ranker_file = write_shipped("ranker", {
+        "features": list(SPAN_FEATURES), "weights": [round(float(w), 5) for w in model.coef_[0]],
         "bias": round(float(model.intercept_[0]), 5),
         "confidence": {k: round(v, 5) for k, v in calibration.items()},
         "fitted": f"logistic regression on {len(rows)} RealTime QA back-number questions "
                   f"({len(y)} candidate spans); refit with `python -m eval fit-reader`",
-    }, indent=1) + "\n", "utf-8")
+    })
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n", "utf-8")
     print(json.dumps(report, indent=1))
-    print(f"wrote {qmod.TYPES_FILE}, {rmod.RANKER_FILE} and {args.out}", file=sys.stderr)
+    steps.finish()
+    print(f"wrote {types_file}, {ranker_file} and {args.out}", file=sys.stderr)
     return 0
 
 

@@ -71,7 +71,7 @@ def realtimeqa(folder: Path) -> str | None:
 
 def speed(folder: Path) -> str | None:
     """Every figure of the scale benchmark, as it prints them."""
-    from eval.scale_report import summary
+    from eval.report.scale_text import summary
 
     scale = read_results(folder, "scale.json")
     return f"```\n{summary(scale)}\n```" if scale else None
@@ -206,7 +206,7 @@ def reader_lm(folder: Path) -> str | None:
             lines += [f"| RealTime QA {year} ({s['questions']} questions): open EM / F1 | {ours['em']:.3f} / "
                       f"{ours['f1']:.3f} | {theirs['em']:.3f} / {theirs['f1']:.3f} |",
                       f"| RealTime QA {year}: multiple choice | {s['mc_accuracy']:.3f} | "
-                      f"{s['mc_spans_accuracy']:.3f} |"]
+                      + (f"{s['mc_spans_accuracy']:.3f} |" if "mc_spans_accuracy" in s else "|")]
             if "nota_mc_accuracy" in s:
                 lines.append(f"| RealTime QA {year}: multiple choice, none of the above | "
                              f"{s['nota_mc_accuracy']:.3f} | |")

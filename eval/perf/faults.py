@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import resource
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -26,19 +24,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-QA = str(Path(sys.executable).parent / "qa")
-QUESTION = "How many Taliban prisoners will be released each day?"
-sys.path.insert(0, str(ROOT))
+from eval.paths import ROOT, RUNS, eval_articles
+from eval.perf.processes import QA_BIN, env_for, kill_at, measured, timed_build
+from eval.progress import Steps, bar
+from qa.articles.load import load_articles
+from qa.index.load import current_path, load_index
+
 sys.path.insert(0, str(ROOT / "tests"))
+import bombs  # the test suite's bombs, made the same way
 
-import bombs  # noqa: E402
-
-from eval.paths import RUNS, eval_articles  # noqa: E402
-
+QUESTION = "How many Taliban prisoners will be released each day?"
 RESULTS = RUNS / "faults.json"
-from qa.articles.load import load_articles  # noqa: E402
-from qa.index.load import current_path, load_index  # noqa: E402
 
 
 def corpus(seeds: Path, variant: int, articles: int = 12) -> None:
@@ -52,11 +48,6 @@ def corpus(seeds: Path, variant: int, articles: int = 12) -> None:
         (seeds / f"zz_corpus_{j:02d}.txt").write_text(text)
 
 
-def env_for(root: Path) -> dict[str, str]:
-    return {**os.environ, "QA_SEEDS_DIR": str(root / "seeds"), "QA_INDEX_DIR": str(root / "index"),
-            "HF_HUB_OFFLINE": "1"}
-
-
 def snapshot(root: Path) -> tuple[dict[str, str], Path | None]:
     """The article files (name -> sha256) and the index folder in use."""
     articles = {a.source: a.sha256 for a in load_articles(root / "seeds")}
@@ -65,7 +56,7 @@ def snapshot(root: Path) -> tuple[dict[str, str], Path | None]:
 
 def check_ask(root: Path) -> dict:
     """`qa ask` answers (exit 0) and every offset is exact in the index it used; returns the JSON."""
-    out = subprocess.run([QA, "ask", QUESTION, "--json"], env=env_for(root), capture_output=True,
+    out = subprocess.run([QA_BIN, "ask", QUESTION, "--json"], env=env_for(root), capture_output=True,
                          text=True, timeout=300)
     if out.returncode != 0:
         raise AssertionError(f"qa ask failed ({out.returncode}): {out.stderr[-500:]}")
@@ -75,29 +66,6 @@ def check_ask(root: Path) -> dict:
         assert index.articles[p["source"]].text[p["start"]:p["end"]] == p["text"], p
     assert answer["answered"] and "100" in answer["text"], answer["text"]
     return answer
-
-
-def timed_build(root: Path) -> float:
-    """Seconds an uninterrupted `qa build` takes from start to exit."""
-    began = time.monotonic()
-    subprocess.run([QA, "build"], env=env_for(root), check=True, capture_output=True, timeout=600)
-    return time.monotonic() - began
-
-
-def kill_at(cmd: list[str], root: Path, after: float, ready: Callable[[], bool] | None = None) -> bool:
-    """Start cmd, SIGKILL it after `after` seconds (or as soon as ready() holds, if given, within
-    that time); True when it had already finished."""
-    proc = subprocess.Popen(cmd, env=env_for(root), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + after
-    try:
-        while ready is not None and proc.poll() is None and not ready() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        proc.wait(timeout=0 if ready is not None else after)
-        return True
-    except subprocess.TimeoutExpired:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        return False
 
 
 def saved_a_batch(root: Path) -> Callable[[], bool]:
@@ -125,12 +93,12 @@ def kill_builds(root: Path, moments: int, build_s: float, seed: int = 0, article
     saved its first vectors; after each, check the index and `qa ask` (which finishes the build)."""
     rng = random.Random(seed)
     rows = []
-    for i in range(moments + mid_batch):
+    for i in bar(range(moments + mid_batch), desc="build kills", unit="kill", every=1):
         corpus(root / "seeds", 100 + i, articles)
         random_moment = i < moments
         after = rng.uniform(0.05, 1.0) * build_s if random_moment else 10 * build_s
         began = time.monotonic()
-        finished = kill_at([QA, "build"], root, after, None if random_moment else saved_a_batch(root))
+        finished = kill_at([QA_BIN, "build"], root, after, None if random_moment else saved_a_batch(root))
         killed_after = time.monotonic() - began
         load_index(root / "index")  # the old or the new index, whole: raises if any file is off
         leftovers = index_dirs(root)
@@ -159,9 +127,9 @@ def kill_uploads(root: Path, moments: int, seed: int = 0, lines: int = 150) -> l
     upload_s = time.monotonic() - began
     saved = snapshot(root)[0]["killed_upload.txt"]
     (root / "seeds" / "killed_upload.txt").unlink()
-    subprocess.run([QA, "build"], env=env_for(root), check=True, capture_output=True, timeout=600)
+    subprocess.run([QA_BIN, "build"], env=env_for(root), check=True, capture_output=True, timeout=600)
     rows = []
-    for _ in range(moments):
+    for _ in bar(range(moments), desc="upload kills", unit="kill", every=1):
         before = snapshot(root)
         after = rng.uniform(0.3, 0.9) * upload_s
         finished = kill_at([sys.executable, "-c", UPLOAD, str(big)], root, after)
@@ -190,7 +158,7 @@ def full_disk(root: Path, limit_bytes: int = 100_000, articles: int = 12) -> dic
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
 
-    out = subprocess.run([QA, "build"], env=env_for(root), capture_output=True, text=True, timeout=600,
+    out = subprocess.run([QA_BIN, "build"], env=env_for(root), capture_output=True, text=True, timeout=600,
                          preexec_fn=limit)
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 2, (out.returncode, out.stderr[-1000:])
@@ -201,22 +169,10 @@ def full_disk(root: Path, limit_bytes: int = 100_000, articles: int = 12) -> dic
     return {"exit_code": out.returncode, "stderr": lines[0], "old_index_in_use": True}
 
 
-# Runs a command and prints the peak resident memory of it and its children (the worker) in KB.
-_PEAK = ("import resource, subprocess, sys; code = subprocess.call(sys.argv[1:]); "
-         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(code)")
 BOMBS = {"docx_bomb": lambda d: bombs.docx_bomb(d, chars=190_000_000),  # the reviewer's 970 KB one
          "pdf_bomb": lambda d: bombs.pdf_bomb(d, mb=10),
          "docx_padding": lambda d: bombs.docx_padding(d, mb=60),
          "pdf_slow": lambda d: bombs.pdf_slow(d, pages=40)}
-
-
-def _measured(cmd: list[str], root: Path) -> tuple[int, list[str], float, int]:
-    """(exit code, stderr lines, seconds, peak memory MB of the command and its worker)."""
-    began = time.monotonic()
-    out = subprocess.run([sys.executable, "-c", _PEAK, *cmd], env=env_for(root), capture_output=True,
-                         text=True, timeout=900)
-    lines = out.stderr.strip().splitlines()
-    return out.returncode, lines[:-1], round(time.monotonic() - began, 1), int(lines[-1]) // 1024
 
 
 def expanding_files(root: Path) -> list[dict]:
@@ -226,7 +182,7 @@ def expanding_files(root: Path) -> list[dict]:
     for kind, make in BOMBS.items():
         path = make(folder)
         before = snapshot(root)
-        code, lines, seconds, peak = _measured([QA, "add", str(path)], root)
+        code, lines, seconds, peak = measured([QA_BIN, "add", str(path)], root)
         assert code == 2 and len(lines) == 1 and lines[0].startswith(f"Refused: {path.name}: "), (code, lines)
         assert snapshot(root) == before, f"{kind} changed the articles or the index"
         rows.append({"file": kind, "command": "qa add", "kb": round(path.stat().st_size / 1024),
@@ -235,7 +191,7 @@ def expanding_files(root: Path) -> list[dict]:
     dropped = root / "seeds" / "dropped_bomb.docx"
     shutil.copy(folder / "bomb.docx", dropped)
     before = current_path(root / "index")
-    code, lines, seconds, peak = _measured([QA, "build"], root)
+    code, lines, seconds, peak = measured([QA_BIN, "build"], root)
     dropped.unlink()
     assert code == 2 and len(lines) == 1 and "expands to more than" in lines[0], (code, lines)
     assert current_path(root / "index") == before
@@ -253,15 +209,24 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="qa-faults-"))
+    steps = Steps("faults", {"two builds of a corpus": 40, "build kills": 25 * args.kills,
+                             "upload kills": 30 + 25 * args.upload_kills, "a full disk": 15,
+                             "files built to expand": 90})
     try:
+        steps.step("two builds of a corpus")
         build_s = prepare(root)
-        print(f"a corpus build takes {build_s:.1f} s (process start to exit)")
+        print(f"a corpus build takes {build_s:.1f} s (process start to exit)", file=sys.stderr)
+        steps.step("build kills", f"{args.kills} at random moments")
         builds = kill_builds(root, args.kills, build_s)
+        steps.step("upload kills", str(args.upload_kills))
         uploads = kill_uploads(root, args.upload_kills)
+        steps.step("a full disk")
         disk = full_disk(root)
+        steps.step("files built to expand", ", ".join(BOMBS))
         expanding = expanding_files(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+    steps.finish()
     result = {"build_s": round(build_s, 2), "build_kills": builds, "upload_kills": uploads, "full_disk": disk,
               "bombs": expanding, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     args.out.parent.mkdir(parents=True, exist_ok=True)

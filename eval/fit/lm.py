@@ -3,14 +3,14 @@
 Reads the per-question records a `python -m eval realtimeqa` run logged (what the model wrote,
 its token log-probabilities, whether its sentences held the right answer) and fits, out of fold:
 
-- the confidence: P(the phrase is the right answer) from qa.reading.lm_calibration.FEATURES, a
-  logistic regression;
+- the confidence: P(the phrase is the right answer) from
+  qa.readers.lm.calibration.TOKEN_FEATURES, a logistic regression;
 - the no-answer score: P(the sentences the model read don't hold the answer) from the model's
   probability of declining and whether its phrase was in no sentence, a logistic regression;
 - the decline threshold (QA_READER_DECLINE): the lowest no-answer score that refuses at most
   5% of the questions whose sentences hold the answer.
 
-Both models go to qa/reading/lm_calibration.json (with --write).
+Both models go to qa/readers/lm/calibration.json (with --write, through eval/fit/shipped.py).
 
 Both are fitted on 2022 (and confirmed on 2025 by `python -m eval realtimeqa --year 2025`).
 """
@@ -24,10 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from eval import metrics as m
-from eval.cache import records_log
+from eval.fit.shipped import write_shipped
 from eval.paths import RUNS
-from qa.reading.lm_calibration import CALIBRATION_FILE, FEATURES, NO_ANSWER_FEATURES
+from eval.progress import Steps
+from eval.quality import metrics as m
+from eval.realtimeqa.cache import records_log
+from qa.readers.lm.calibration import NO_ANSWER_FEATURES, TOKEN_FEATURES
 
 FOLDS = 5
 MAX_FALSE_REFUSALS = 0.05
@@ -35,15 +37,26 @@ THRESHOLDS = [round(t, 2) for t in np.arange(0.05, 1.0, 0.05)]
 
 
 def rows(records: list[dict]) -> dict[str, np.ndarray]:
-    """Per question: FEATURES, NO_ANSWER_FEATURES, the phrase's rightness, whether the sentences
+    """Per question: TOKEN_FEATURES, NO_ANSWER_FEATURES, the phrase's rightness, whether the sentences
     held the answer."""
     kept = [r for r in records if r.get("lm") and "logprob" in r["lm"] and r["scored"]]
-    return {"x": np.array([[r["lm"][f] for f in FEATURES] for r in kept], dtype=np.float64),
+    return {"x": np.array([[r["lm"][f] for f in TOKEN_FEATURES] for r in kept], dtype=np.float64),
             "z": np.array([[r["lm"]["declined"], float(r["lm"].get("unverified") is not None)]
                            for r in kept], dtype=np.float64),
             "right": np.array([bool(r["short"]) and m.exact_match(r["short"], [r["gold"]]) == 1.0
                                for r in kept]),
             "given": np.array([bool(r.get("gold_given")) for r in kept])}
+
+
+def unfit(right: np.ndarray, given: np.ndarray) -> str | None:
+    """Why these records cannot be fitted out of fold (None when they can)."""
+    if len(right) < 2 * FOLDS:
+        return f"{len(right)} questions the model read, fewer than {2 * FOLDS}"
+    if right.all() or not right.any():
+        return f"its phrases are all {'right' if right.all() else 'wrong'}"
+    if given.all() or not given.any():
+        return f"the answer is in the sentences of {'every' if given.all() else 'no'} question"
+    return None
 
 
 def _folds(n: int) -> np.ndarray:
@@ -91,16 +104,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--records", type=Path, default=records_log("2022"),
                     help="a realtimeqa run's records log (default: the last 2022 run's)")
     ap.add_argument("--out", type=Path, default=RUNS / "lm_fit.json", help="the figures of the fit")
-    ap.add_argument("--write", action="store_true", help="write qa/reading/lm_calibration.json")
+    ap.add_argument("--write", action="store_true", help="write qa/readers/lm/calibration.json")
     args = ap.parse_args(argv)
     if not args.records.is_file():
         print(f"error: no records at {args.records}: run `python -m eval realtimeqa` first", file=sys.stderr)
         return 2
+    steps = Steps("fit-lm", {"read the records": 2, "fit the confidence": 5, "fit the no-answer score": 5,
+                             "pick the decline threshold": 2})
+    steps.step("read the records", str(args.records))
     records = [json.loads(line) for line in args.records.open(encoding="utf-8") if line.strip()]
     d = rows(records)
     right, given = d["right"], d["given"]
-    confidence, oof = fit(d["x"], right)
-    no_answer, none_oof = fit(d["z"], ~given)
+    problem = unfit(right, given)
+    try:
+        if problem is None:
+            steps.step("fit the confidence", f"{len(right)} questions")
+            confidence, oof = fit(d["x"], right)
+            steps.step("fit the no-answer score")
+            no_answer, none_oof = fit(d["z"], ~given)
+    except ValueError as exc:  # a fold holding one class only
+        problem = str(exc).split(":")[0]
+    if problem is not None:
+        print(f"error: {args.records}: {problem}: run more of `python -m eval realtimeqa` first",
+              file=sys.stderr)
+        return 2
+    steps.step("pick the decline threshold")
     by_threshold = {}
     for t in (0.2, 0.3, 0.4, 0.5, 0.6):
         shown = oof >= t
@@ -111,17 +139,18 @@ def main(argv: list[str] | None = None) -> int:
               "sentences_held_answer": float(given.mean()), "brier_oof": float(((oof - right) ** 2).mean()),
               "by_confidence_oof": by_threshold, "decline": decline,
               "decline_oof": decline_oof(none_oof, given),
-              "confidence": _model(confidence, FEATURES), "no_answer": _model(no_answer, NO_ANSWER_FEATURES)}
+              "confidence": _model(confidence, TOKEN_FEATURES),
+              "no_answer": _model(no_answer, NO_ANSWER_FEATURES)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n", "utf-8")
     print(json.dumps(report, indent=1))
+    steps.finish()
     if args.write:
-        CALIBRATION_FILE.write_text(json.dumps(
-            {"confidence": report["confidence"], "no_answer": report["no_answer"],
-             "fitted": f"RealTime QA 2022, {len(right)} questions, `python -m eval fit-lm --write`; "
-                       f"refuse from a no-answer score of {decline} (QA_READER_DECLINE, qa/config.py)"},
-            indent=1) + "\n", "utf-8")
-        print(f"wrote {CALIBRATION_FILE}", file=sys.stderr)
+        path = write_shipped("lm_calibration", {
+            "confidence": report["confidence"], "no_answer": report["no_answer"],
+            "fitted": f"RealTime QA 2022, {len(right)} questions, `python -m eval fit-lm --write`; "
+                      f"refuse from a no-answer score of {decline} (QA_READER_DECLINE, qa/config.py)"})
+        print(f"wrote {path}", file=sys.stderr)
     return 0
 
 

@@ -1,6 +1,8 @@
 """Speed benchmark: index build, warm answer() latency, cold `qa ask`; ratios measured in one run.
 
-Run: .venv/bin/python -m eval bench [--publish] [--lm-questions N]
+Run: .venv/bin/python -m eval bench [--publish] [--repeats 3] [--lm-questions N]
+Each step says on stderr how far it is and about how long is left; the questions read by the
+model (about 2-4 s each) show a bar of their own.
 """
 
 from __future__ import annotations
@@ -10,116 +12,25 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from eval.paths import RUNS, eval_articles
+from eval.perf.timing import (
+    BenchError,
+    checked,
+    lm_answers,
+    pct,
+    question_texts,
+    wall,
+    warm_answers,
+    warm_only,
+)
+from eval.progress import Steps
 
-ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q
-    lo, hi = int(pos), min(int(pos) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
-
-def _questions() -> list[str]:
-    rows = [json.loads(line) for line in (ROOT / "eval/questions.jsonl").read_text().splitlines() if line]
-    return [r["question"] for r in rows]
-
-
-class BenchError(Exception):
-    """A step of the benchmark failed; the message says which, and why."""
-
-
-def _checked(cmd: list[str], env: dict[str, str]) -> str:
-    """Run a step's subprocess and return its stdout; when it fails, show what it printed and
-    raise BenchError naming the command and its last line of error."""
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
-    if out.returncode != 0:
-        tail = out.stderr.strip().splitlines()
-        print("\n".join(tail[-20:]), file=sys.stderr)
-        shown = " ".join(Path(cmd[0]).name if i == 0 else a for i, a in enumerate(cmd[:4]))
-        raise BenchError(f"`{shown} …` exited with {out.returncode}: {tail[-1] if tail else 'no output'}")
-    return out.stdout
-
-
-def _wall(cmd: list[str], env: dict[str, str]) -> float:
-    began = time.perf_counter()
-    _checked(cmd, env)
-    return time.perf_counter() - began
-
-
-def _warm_answers(engine: object, questions: list[str]) -> list[float]:
-    """Seconds per answer() of each question, each paying for its query embedding."""
-    times = []
-    for question in questions:
-        engine.answerer.retriever._cache.clear()  # type: ignore[attr-defined]
-        began = time.perf_counter()
-        engine.answer(question)  # type: ignore[attr-defined]
-        times.append(time.perf_counter() - began)
-    return times
-
-
-def warm_only(seeds: Path, index: Path) -> None:
-    """Print, as JSON, warm answer() times in a process that loads what `qa ask` loads."""
-    from qa import QA, Config
-
-    engine = QA(Config.from_env(seeds_dir=seeds, index_dir=index, reader="spans"))
-    engine.answer("warm up question")
-    times = _warm_answers(engine, _questions())
-    print(json.dumps({"seconds": times, "torch": "torch" in sys.modules}))
-
-
-class _Counting:
-    """The real runtime, remembering the prompt and written tokens of each reply."""
-
-    def __init__(self, inner: object) -> None:
-        self.inner, self.name, self.replies = inner, inner.name, []  # type: ignore[attr-defined]
-
-    def complete(self, *args: object, **kwargs: object) -> object:
-        reply = self.inner.complete(*args, **kwargs)  # type: ignore[attr-defined]
-        self.replies.append(reply)
-        return reply
-
-
-def lm_answers(seeds: Path, index: Path, questions: list[str]) -> dict:
-    """Warm answers read by the language model: latency, reading time, prompt and written tokens."""
-    from qa import QA, Config
-    from qa.llm.runtime import configured_runtime
-
-    config = Config.from_env(seeds_dir=seeds, index_dir=index, reader="lm")
-    began = time.perf_counter()
-    runtime = _Counting(configured_runtime(config))
-    load_s = time.perf_counter() - began
-    engine = QA(config, runtime=runtime)  # type: ignore[arg-type]
-    engine.answer("How many prisoners will be freed?")  # the fixed instruction is now cached
-    runtime.replies.clear()
-    times, read = [], []
-    for question in questions:
-        engine.answerer.retriever._cache.clear()  # type: ignore[attr-defined]
-        began = time.perf_counter()
-        answer = engine.answer(question)
-        times.append(time.perf_counter() - began)
-        if "read_ms" in answer.timings:
-            read.append(answer.timings["read_ms"] / 1000)
-    prompt = [r.prompt_tokens for r in runtime.replies]
-    cached = [r.cached_tokens for r in runtime.replies]
-    written = [r.completion_tokens for r in runtime.replies]
-    return {"model": runtime.name, "threads": config.reader_threads, "model_load_s": load_s,
-            "questions": len(times), "read": len(read),
-            "warm_answer_ms": {"p50": statistics.median(times) * 1000, "p95": _pct(times, 0.95) * 1000},
-            "read_ms": ({"p50": statistics.median(read) * 1000, "p95": _pct(read, 0.95) * 1000}
-                        if read else {}),
-            "prompt_tokens": {"median": statistics.median(prompt), "max": max(prompt)} if prompt else {},
-            "cached_prompt_tokens_median": statistics.median(cached) if cached else 0,
-            "written_tokens": {"median": statistics.median(written), "max": max(written)} if written else {}}
 
 
 def main() -> None:
@@ -136,6 +47,16 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def plan(repeats: int, lm_questions: int) -> dict[str, float]:
+    """The steps, with their expected seconds on 2 cores."""
+    return {"load sentence-transformers": 15, "ONNX export (once per machine)": 5,
+            "load the build embedder": 3, "index builds": 3 * repeats, "query embeddings": 10,
+            "warm answers in this process": 5, "warm answers in a process of their own": 15,
+            "cold `qa ask`": 8 * repeats, "cold `qa ask --reader spans`": 4 * repeats,
+            "answers read by the model": 3 * lm_questions, "cold `qa build --force`": 6 * repeats,
+            "import sentence_transformers": 6 * repeats}
+
+
 def run(work: Path) -> None:
     """Every measurement, in the scratch folder work, written to --out and printed."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -150,31 +71,39 @@ def run(work: Path) -> None:
     from qa.embedding.onnx_runtime import OnnxEmbedder
     from qa.embedding.transformer import get_embedder
 
+    steps = Steps("bench", plan(args.repeats, args.lm_questions))
     load_before = os.getloadavg()
     shutil.copytree(eval_articles(), work / "seeds", ignore=shutil.ignore_patterns("SHA256SUMS"))
+    steps.step("load sentence-transformers")
     began = time.perf_counter()
     embedder = get_embedder()  # sentence-transformers: the reference for one encode
     model_load_s = time.perf_counter() - began
     embedder.embed(["warm up"])
     # The ONNX exports are made once per machine (qa build does it); time that once here.
+    steps.step("ONNX export (once per machine)")
     began = time.perf_counter()
     export = export_onnx(Config.from_env().cache_dir)
     export_s = time.perf_counter() - began
+    steps.step("load the build embedder")
     began = time.perf_counter()
     builder = QA(Config.from_env()).embedder  # what qa build uses: the float32 export
     builder.embed(["warm up"])
     builder_load_s = time.perf_counter() - began
 
+    steps.step("index builds", f"{args.repeats} of them")
     builds = []
     for i in range(args.repeats):
         config = Config.from_env(seeds_dir=work / "seeds", index_dir=work / f"index{i}")
         began = time.perf_counter()
         report = QA(config, embedder=builder).build()
         builds.append(time.perf_counter() - began)
-    # The default engine, as users get it: questions are embedded by the ONNX twin.
-    engine = QA(Config.from_env(seeds_dir=work / "seeds", index_dir=work / "index0"))
+    # The default engine, as users get it: questions are embedded by the ONNX twin. It reads with
+    # the span reader, as the `--warm-only` process does: these figures are what answer() adds to
+    # embedding the question (retrieval, scoring, composing); the model's reading is timed below.
+    engine = QA(Config.from_env(seeds_dir=work / "seeds", index_dir=work / "index0", reader="spans"))
 
-    questions = _questions()
+    steps.step("query embeddings")
+    questions = question_texts()
     model = embedder._model  # the raw SentenceTransformer, as the reference
     raw, onnx, onnx1 = [], [], []
     engine.answer("warm up question")
@@ -196,25 +125,33 @@ def run(work: Path) -> None:
             began = time.perf_counter()
             embed.embed([question])  # the query embedding alone: answer()'s floor
             times.append(time.perf_counter() - began)
-    in_torch_process = _warm_answers(engine, questions)
+    steps.step("warm answers in this process")
+    in_torch_process = warm_answers(engine, questions, desc="warm answers, span reader")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     # As users get it: answering never imports torch, but this process holds two torch models
     # (the reference above), whose threads and memory slow answer() down. Time it again alone.
-    out = _checked([sys.executable, "-m", "eval.bench", "--warm-only", str(work / "seeds"),
-                    str(work / "index0")], env)
+    steps.step("warm answers in a process of their own")
+    out = checked([sys.executable, "-m", "eval.perf.bench", "--warm-only", str(work / "seeds"),
+                   str(work / "index0")], env)
     alone = json.loads(out.splitlines()[-1])
     warm = alone["seconds"]
     qa_bin = str(Path(sys.executable).parent / "qa")
     ask = [qa_bin, "--seeds", str(work / "seeds"), "--index", str(work / "index0"), "ask",
            "How many Taliban prisoners will be released every day?"]
-    cold = [_wall(ask, env) for _ in range(args.repeats)]
-    cold_spans = [_wall(ask + ["--reader", "spans"], env) for _ in range(args.repeats)]
+    steps.step("cold `qa ask`", f"{args.repeats} runs, the model loaded by each")
+    cold = [wall(ask, env) for _ in range(args.repeats)]
+    steps.step("cold `qa ask --reader spans`", f"{args.repeats} runs")
+    cold_spans = [wall(ask + ["--reader", "spans"], env) for _ in range(args.repeats)]
+    steps.step("answers read by the model", f"{min(args.lm_questions, len(questions))} questions")
     lm = lm_answers(work / "seeds", work / "index0", questions[: args.lm_questions])
     # A cold `qa build --force` of the seeds, as a user runs it: model, tagger and all.
-    cold_build = [_wall([qa_bin, "--seeds", str(work / "seeds"), "--index", str(work / f"cold{i}"), "build",
-                         "--force"], env) for i in range(args.repeats)]
-    import_st = [_wall([sys.executable, "-c", "import sentence_transformers"], env)
+    steps.step("cold `qa build --force`", f"{args.repeats} runs")
+    cold_build = [wall([qa_bin, "--seeds", str(work / "seeds"), "--index", str(work / f"cold{i}"), "build",
+                        "--force"], env) for i in range(args.repeats)]
+    steps.step("import sentence_transformers", f"{args.repeats} runs")
+    import_st = [wall([sys.executable, "-c", "import sentence_transformers"], env)
                  for _ in range(args.repeats)]
+    steps.finish()
 
     raw_p50 = statistics.median(raw)
     result = {
@@ -231,22 +168,22 @@ def run(work: Path) -> None:
         "query_embedder_source": getattr(engine.query_embedder, "source", ""),
         "query_embedder_threads": engine.config.onnx_threads,
         "onnx_export_s": export_s,
-        "raw_query_embedding_ms": {"p50": raw_p50 * 1000, "p95": _pct(raw, 0.95) * 1000},
+        "raw_query_embedding_ms": {"p50": raw_p50 * 1000, "p95": pct(raw, 0.95) * 1000},
         "warm_answer_ms": {"questions": len(warm), "p50": statistics.median(warm) * 1000,
-                           "p95": _pct(warm, 0.95) * 1000, "process_imported_torch": alone["torch"]},
+                           "p95": pct(warm, 0.95) * 1000, "process_imported_torch": alone["torch"]},
         "warm_answer_in_this_torch_process_ms": {"p50": statistics.median(in_torch_process) * 1000,
-                                                 "p95": _pct(in_torch_process, 0.95) * 1000},
-        "query_embedding_ms": {"p50": statistics.median(onnx) * 1000, "p95": _pct(onnx, 0.95) * 1000},
+                                                 "p95": pct(in_torch_process, 0.95) * 1000},
+        "query_embedding_ms": {"p50": statistics.median(onnx) * 1000, "p95": pct(onnx, 0.95) * 1000},
         "query_embedding_1_thread_ms": {"p50": statistics.median(onnx1) * 1000,
-                                        "p95": _pct(onnx1, 0.95) * 1000},
+                                        "p95": pct(onnx1, 0.95) * 1000},
         "query_embedding_int8_twin_1_thread_ms": {"p50": statistics.median(onnx_int8) * 1000,
-                                                  "p95": _pct(onnx_int8, 0.95) * 1000},
+                                                  "p95": pct(onnx_int8, 0.95) * 1000},
         # What answer() adds to embedding the question (both timed in this process): retrieval,
         # scoring, composing.
         "warm_answer_minus_embedding_p50_ms":
             (statistics.median(in_torch_process) - statistics.median(onnx)) * 1000,
         "warm_answer_ratio_to_raw_embedding": {"p50": statistics.median(warm) / raw_p50,
-                                               "p95": _pct(warm, 0.95) / raw_p50},
+                                               "p95": pct(warm, 0.95) / raw_p50},
         "cold_qa_ask_s": {"median": statistics.median(cold), "all": cold},
         "cold_qa_ask_span_reader_s": {"median": statistics.median(cold_spans), "all": cold_spans},
         "lm_reader": {**lm, "warm_answer_ratio_to_span_reader_p50":

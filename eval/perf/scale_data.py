@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from eval.paths import benchmark_dir
+from eval.paths import ROOT, benchmark_dir
 
-ROOT = Path(__file__).resolve().parent.parent
+__all__ = ["ROOT", "cores", "grow", "percentiles", "rss_mb", "rtqa_articles", "rtqa_questions"]
 
 
 def rss_mb() -> float:

@@ -9,7 +9,7 @@ import matplotlib
 from eval.paths import read_results, rtqa_file
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 ROWS = [
     *[f"article_hit@{k}" for k in (1, 3, 5)], "article_mrr@10", "article_ndcg@10",
@@ -78,8 +78,10 @@ def rtqa_section(s: dict) -> str:
                      + (f" {b['nota_mc_accuracy']:.3f} |" if nota and "nota_mc_accuracy" in b else
                         " |" if nota else ""))
     for policy, p in s["policies"].items():
-        mc = s["mc_spans_accuracy"] if policy == "span_reader" else s["mc_accuracy"]
-        lines.append(f"| ours, prediction = {policy} | {mc:.3f} | {p['em']:.3f} | {p['f1']:.3f} |"
+        # The span reader's multiple choice was dropped: only older runs have its figure.
+        mc = s.get("mc_spans_accuracy") if policy == "span_reader" else s["mc_accuracy"]
+        lines.append(f"| ours, prediction = {policy} | {'' if mc is None else f'{mc:.3f}'} | {p['em']:.3f} | "
+                     f"{p['f1']:.3f} |"
                      + (f" {s['nota_mc_accuracy']:.3f} |" if nota and policy != "span_reader" else
                         " |" if nota else ""))
     lines += ["", f"The language model's sentences hold the right choice for {s.get('gold_given', 0.0):.3f} "
@@ -88,8 +90,8 @@ def rtqa_section(s: dict) -> str:
               f"{s.get('lm_read_ms_p50', 0.0):.0f} ms). Short answer shown (reader confident): "
               f"{s.get('short_shown', 0.0):.3f} of questions, exact "
               f"{s.get('short_shown_precision', 0.0):.3f} of the time. The span reader: candidate "
-              f"recall {s.get('candidate_recall', 0.0):.3f}, "
-              f"multiple choice {s.get('mc_spans_accuracy', 0.0):.3f}.", "",
+              f"recall {s.get('candidate_recall', 0.0):.3f}"
+              + (f", multiple choice {s['mc_spans_accuracy']:.3f}." if "mc_spans_accuracy" in s else "."), "",
               "Answer-bearing rate (first cited sentence holds the right choice): "
               f"{s['answer_bearing']:.3f} (ceiling {s['answer_bearing_ceiling']}). Share answered at "
               f"min_evidence={s['min_evidence']}: {s['answered_at_threshold']:.3f}."]
@@ -136,7 +138,7 @@ def write(folder: Path) -> Path:
         if rt := read_results(folder, rtqa_file(year)):
             parts += ["", rtqa_section(rt["summary"])]
     if scale := read_results(folder, "scale.json"):
-        from eval.scale_report import summary
+        from eval.report.scale_text import summary
 
         parts += ["", "## Scale (`python -m eval scale`)", "", "```", summary(scale), "```"]
     if llm := read_results(folder, "llm_compare.json"):

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from eval.paths import add_publish, eval_articles, output_file
-from eval.scale_data import ROOT, percentiles, rtqa_articles
+from eval.paths import add_publish, eval_articles, output_file, questions
+from eval.perf.scale_data import percentiles, rtqa_articles
+from eval.progress import Steps, bar
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +35,13 @@ def _write_corpus(articles: list, path: Path) -> None:
             fh.write(json.dumps({"id": a.source, "title": a.title, "text": a.text}) + "\n")
 
 
-def _rate(report) -> dict:  # noqa: ANN001 - a BuildReport
+def _rate(report) -> dict:  # report: a BuildReport
     return {"passages": report.embedded_chunks, "sentences": report.embedded_sentences,
             "seconds": round(report.seconds, 1),
             "passages_per_s": round(report.embedded_chunks / report.seconds, 1)}
 
 
-def build_rates(work: Path, articles: list, cluster) -> dict:  # noqa: ANN001 - a LocalCluster
+def build_rates(work: Path, articles: list, cluster) -> dict:  # cluster: a LocalCluster
     """Passages per second: single-machine build, then the cluster build on 1 node and on 2."""
     from qa import QA, Config
     from qa.cluster.build import build_on_ray
@@ -91,13 +92,13 @@ def _load(url: str, questions: list[str], clients: int, seconds: float,
     return latencies, errors[0], time.monotonic() - began
 
 
-def http_load(index_dir: Path, cluster, seconds: float, clients: int) -> dict:  # noqa: ANN001
+def http_load(index_dir: Path, cluster, seconds: float, clients: int) -> dict:
     """POST /ask from `clients` threads for `seconds`, with 1 replica and then 2."""
     from qa import Config
     from qa.cluster.local import free_port
     from qa.cluster.serve import start_service, stop_service
 
-    questions = [json.loads(line)["question"] for line in (ROOT / "eval/questions.jsonl").open()]
+    texts = [r["question"] for r in questions()]
     port = free_port()
     out = {}
     try:
@@ -105,7 +106,7 @@ def http_load(index_dir: Path, cluster, seconds: float, clients: int) -> dict:  
             url = start_service(Config.from_env(index_dir=index_dir), cluster.address, replicas,
                                 "127.0.0.1", port)
             read = [0]
-            latencies, errors, elapsed = _load(url, questions, clients, seconds, read)
+            latencies, errors, elapsed = _load(url, texts, clients, seconds, read)
             out[f"{replicas}_replica"] = {"answers": len(latencies), "errors": errors, "read_by_lm": read[0],
                                           "answers_per_s": round(len(latencies) / elapsed, 3),
                                           "elapsed_s": round(elapsed, 1),
@@ -115,10 +116,10 @@ def http_load(index_dir: Path, cluster, seconds: float, clients: int) -> dict:  
     return out
 
 
-def quality(work: Path, cluster) -> dict:  # noqa: ANN001 - a LocalCluster
+def quality(work: Path, cluster) -> dict:  # cluster: a LocalCluster
     """The hand-written set on the normal seeds index, the cluster's (float16 sentence vectors), and
-    on int8 sentence vectors (the next step down), each scored by eval/harness.py."""
-    from eval.harness import ask_all, load_questions, summarize
+    on int8 sentence vectors (the next step down), each scored by eval/quality/harness.py."""
+    from eval.quality.harness import ask_all, load_questions, summarize
     from qa import QA, Config
     from qa.cluster.build import build_on_ray
     from qa.index.load import load_index
@@ -128,13 +129,15 @@ def quality(work: Path, cluster) -> dict:  # noqa: ANN001 - a LocalCluster
             "citation_recall", "refusal_precision", "refusal_recall", "false_refusal_rate")
     texts: dict[str, list[str]] = {}
 
-    def score(index_dir: Path, change=None) -> dict:  # noqa: ANN001
+    def score(index_dir: Path, change=None) -> dict:  # change: vectors -> vectors
         engine = QA(Config.from_env(index_dir=index_dir))
         index = load_index(index_dir)
         if change is not None:
             index.sent_vectors = change(np.asarray(index.sent_vectors, np.float32))
         engine._swap(index)
-        records = ask_all(engine, questions, "hybrid")
+        shown = bar(total=len(questions), desc=f"hand-written set, {index_dir.name}")
+        records = ask_all(engine, questions, "hybrid", shown)
+        shown.close()
         summary = summarize(records)
         mine = texts.setdefault(str(index_dir) + str(change is not None), [r["text"] for r in records])
         first = next(iter(texts.values()))  # the normal index's answers, scored first
@@ -193,10 +196,17 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only.split(","))
     result: dict = {"machine": {"cores": len(os.sched_getaffinity(0)), "loadavg": os.getloadavg()},
                     "nodes": "ray start on 127.0.0.1, 1 CPU each"}
+    plan = {"start a Ray node": (None, 30),
+            "build on one machine, then on 1 and 2 Ray nodes": ("build", args.passages * 0.3),
+            "serve HTTP with 1 and 2 replicas": ("http", 2 * args.seconds + 90),
+            "the hand-written set on three indexes": ("quality", 1000)}
+    steps = Steps("cluster", {k: t for k, (part, t) in plan.items() if part is None or part in only})
+    steps.step("start a Ray node")
     with tempfile.TemporaryDirectory(prefix="qa-cluster-bench-") as tmp, LocalCluster() as cluster:
         work = Path(tmp)
         articles = load_articles(eval_articles()) + rtqa_articles(args.passages)
         if "build" in only:
+            steps.step("build on one machine, then on 1 and 2 Ray nodes", f"{len(articles):,} articles")
             result["build"] = build_rates(work, articles, cluster)
             print(json.dumps(result["build"]), flush=True)
         elif "http" in only:
@@ -208,13 +218,16 @@ def main(argv: list[str] | None = None) -> int:
         if len(cluster.groups) < 2:
             cluster.add_node()
         if "http" in only:
+            steps.step("serve HTTP with 1 and 2 replicas", f"{args.clients} clients, {args.seconds:g} s each")
             result["http"] = {"clients": args.clients, "seconds": args.seconds,
                               **http_load(work / "nodes2", cluster, args.seconds, args.clients)}
             print(json.dumps(result["http"]), flush=True)
         if "quality" in only:
+            steps.step("the hand-written set on three indexes")
             result["quality"] = quality(work, cluster)
             result["requery"] = requery_cost(work / "seeds-normal")
             print(json.dumps(result["quality"]), flush=True)
+    steps.finish()
     result["machine"]["loadavg_after"] = os.getloadavg()
     out = args.out or output_file("cluster.json", args.publish)
     if out.is_file():  # the sections --only left out keep their last figures

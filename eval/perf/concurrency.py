@@ -22,22 +22,27 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from eval.paths import RUNS, eval_articles
+from tqdm import tqdm
+
+from eval.paths import RUNS, eval_articles, questions
+from eval.progress import Steps, bar
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 LEVELS = (1, 4, 16)
 
 
 def _questions(limit: int) -> list[str]:
-    rows = [json.loads(line) for line in (Path(__file__).parent / "questions.jsonl").read_text().splitlines()
-            if line.strip()]
-    return [r["question"] for r in rows if r["answerable"] and not r.get("conversation")][:limit]
+    return [r["question"] for r in questions() if r["answerable"] and not r.get("conversation")][:limit]
 
 
-def run(questions: list[str], levels: tuple[int, ...] = LEVELS) -> dict:
+def run(texts: list[str], levels: tuple[int, ...] = LEVELS) -> dict:
     """answers/s, p50 and p95 seconds, and the share read by the model, at each level."""
     from qa import QA, Config
 
+    each = len(texts) // len(levels)
+    steps = Steps("concurrency", {"build and load the model": 40,
+                                  **{f"{n} at once": 3.0 * each / min(n, 2) for n in levels}})
+    steps.step("build and load the model")
     with tempfile.TemporaryDirectory(prefix="qa-concurrency-") as tmp:
         shutil.copytree(eval_articles(), Path(tmp) / "seeds", ignore=shutil.ignore_patterns("SHA256SUMS"))
         config = Config.from_env(seeds_dir=Path(tmp) / "seeds", index_dir=Path(tmp) / "index",
@@ -45,22 +50,25 @@ def run(questions: list[str], levels: tuple[int, ...] = LEVELS) -> dict:
         engine = QA(config)
         engine.build()
         engine.answer("How many prisoners will be freed?")  # the model loads, the instruction is cached
-        out: dict = {"questions": len(questions), "slots": config.reader_slots,
+        out: dict = {"questions": each, "slots": config.reader_slots,
                      "threads": config.reader_threads, "model": engine.runtime.name, "levels": {}}
-        each = len(questions) // len(levels)
-        out["questions"] = each
         for n, level in enumerate(levels):
-            mine = questions[n * each:(n + 1) * each]
+            steps.step(f"{level} at once", f"{each} questions")
+            mine = texts[n * each:(n + 1) * each]
+            shown = bar(total=each, desc=f"{level} at once", every=1)
 
-            def ask(i: int, level: int = level, mine: list[str] = mine) -> tuple[float, str]:
+            def ask(i: int, level: int = level, mine: list[str] = mine,
+                    shown: tqdm = shown) -> tuple[float, str]:
                 began = time.perf_counter()
                 answer = engine.answer(mine[i], user=f"user{i % level}")
+                shown.update()
                 return time.perf_counter() - began, answer.reader
 
             began = time.perf_counter()
             with ThreadPoolExecutor(level) as pool:
                 done = list(pool.map(ask, range(each)))
             wall = time.perf_counter() - began
+            shown.close()
             latencies = sorted(t for t, _ in done)
             out["levels"][str(level)] = {
                 "answers_per_s": len(done) / wall, "seconds": wall,
@@ -69,6 +77,7 @@ def run(questions: list[str], levels: tuple[int, ...] = LEVELS) -> dict:
                 "read_by_lm": sum(r == "lm" for _, r in done) / len(done)}
             print(f"{level:>2} at once: {len(done) / wall:.2f} answers/s, "
                   f"p50 {statistics.median(latencies):.1f} s", file=sys.stderr)
+    steps.finish()
     base = out["levels"]["1"]["answers_per_s"]
     out["ratio_to_one"] = {k: v["answers_per_s"] / base for k, v in out["levels"].items()}
     out["targets"] = {"4_at_once>=1.5x_one": out["ratio_to_one"].get("4", 0.0) >= 1.5}

@@ -10,8 +10,7 @@ import logging
 import time
 from pathlib import Path
 
-from scale_data import percentiles
-
+from eval.perf.scale_data import percentiles
 from qa.articles.load import Article
 
 log = logging.getLogger(__name__)
@@ -29,13 +28,9 @@ def compare(name: str, articles: list[Article], questions: list[str], embedder: 
     """Build both indexes over the articles and time each one's queries, interleaved."""
     from langchain_community.vectorstores import FAISS
 
-    from qa import Config
-    from qa.embedding.export import export_path
-    from qa.embedding.onnx_runtime import OnnxEmbedder
+    from qa import QA, Config, ReaderName
     from qa.index.build import build_index
     from qa.index.load import load_index
-    from qa.reading.compose import Answerer
-    from qa.retrieval.retrieve import Retriever
     from qa.text.chunk import splitter_class
     from qa.text.sentences import split_sentences
 
@@ -52,11 +47,12 @@ def compare(name: str, articles: list[Article], questions: list[str], embedder: 
     store = FAISS.from_documents(docs, lc_embeddings)  # type: ignore[arg-type]
     theirs_build = time.perf_counter() - began
 
-    config = Config.from_env()  # questions embedded as the product does: the int8-block export
-    query_embedder = OnnxEmbedder(threads=config.onnx_threads, export=export_path(config.cache_dir))
-    retriever = Retriever(load_index(work / f"peer-{name}"), query_embedder, 50, 60)
-    answerer = Answerer(retriever, config.min_evidence, 5)
-    answerer.answer(questions[0])
+    # The product's engine over that index, with the span reader: questions are embedded as the
+    # product embeds them (the int8-block export).
+    engine = QA(Config.from_env(index_dir=work / f"peer-{name}", reader=ReaderName.SPANS))
+    engine._swap(load_index(work / f"peer-{name}"))
+    retriever = engine.answerer.retriever
+    engine.answer(questions[0])
     store.similarity_search(questions[0], k=5)
     ours_search, ours_answer, theirs = [], [], []
     for question in questions:
@@ -65,7 +61,7 @@ def compare(name: str, articles: list[Article], questions: list[str], embedder: 
         retriever.search(question, 5)
         t1 = time.perf_counter()
         retriever._cache.clear()
-        answerer.answer(question)
+        engine.answer(question)
         t2 = time.perf_counter()
         store.similarity_search(question, k=5)
         t3 = time.perf_counter()

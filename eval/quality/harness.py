@@ -13,14 +13,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from eval import metrics as m
-from eval.paths import eval_articles
+from eval.paths import QUESTIONS, eval_articles
+from eval.progress import Steps, bar
+from eval.quality import metrics as m
 from qa import QA, Answer, Config, Embedder, Passage
-from qa.reading import coverage
-from qa.reading.question import ask
 
-ROOT = Path(__file__).parent.parent
-QUESTIONS = Path(__file__).parent / "questions.jsonl"
 MARKER = re.compile(r"\s*\[\d+\]")
 KS = (1, 3, 5)
 
@@ -98,14 +95,15 @@ def score_answer(answer: Answer, q: dict, spans: list[tuple[str, int, int]]) -> 
             "citation_precision": precision, "citation_recall": recall}
 
 
-def score_reading(engine: QA, query: str, mode: str, golds: list[str]) -> dict[str, float]:
-    """Whether the reader's best span is right whatever its confidence, and whether any is."""
-    spans = engine.answerer.read(query, mode).spans  # type: ignore[arg-type]
-    return {"best_span_em": m.exact_match(spans[0].candidate.text, golds) if spans else 0.0,
-            "candidate_recall": float(any(m.exact_match(s.candidate.text, golds) for s in spans))}
+def score_reading(answer: Answer, golds: list[str]) -> dict[str, float]:
+    """Whether the span reader's best span is right whatever its confidence, and whether any of its
+    candidates is (from the answer's trace)."""
+    spans = answer.trace.span_phrases
+    return {"best_span_em": m.exact_match(spans[0], golds) if spans else 0.0,
+            "candidate_recall": float(any(m.exact_match(s, golds) for s in spans))}
 
 
-def ask_all(engine: QA, questions: list[dict], mode: str, bar: tqdm | None = None) -> list[dict]:
+def ask_all(engine: QA, questions: list[dict], mode: str, shown: tqdm | None = None) -> list[dict]:
     """Ask every question in order, conversations with the earlier turns as history."""
     history: dict[str, list[tuple[str, Answer]]] = {}
     records = []
@@ -117,26 +115,21 @@ def ask_all(engine: QA, questions: list[dict], mode: str, bar: tqdm | None = Non
         latency = (time.perf_counter() - began) * 1000
         if conv:
             turns.append((q["question"], answer))
-        asked = ask(answer.query)
         record = {"id": q["id"], "kind": q["kind"], "answerable": q["answerable"], "mode": mode,
                   "answered": answer.answered, "evidence_score": answer.evidence, "latency_ms": latency,
                   "short": answer.short, "confidence": answer.confidence, "text": answer.text,
-                  "query": answer.query, "reader": answer.reader, "no_answer": answer.no_answer,
+                  "query": answer.query, "reader": str(answer.reader), "no_answer": answer.no_answer,
                   "read_ms": answer.timings.get("read_ms"), "notice": answer.notice,
-                  # The refusal signals, whatever the thresholds: eval/calibrate.py sweeps them.
-                  "missing": bool(coverage.missing(ask(q["question"]),
-                                                   [p.text for p in answer.passages])),
-                  "lacks_kind": coverage.lacks_kind(
-                      asked, engine.index, [s for s, _ in engine.answerer.scored(answer.query, mode)])}
+                  # The refusal signals, whatever the thresholds: eval/quality/calibrate.py sweeps them.
+                  "missing": bool(answer.trace.missing), "lacks_kind": answer.trace.lacks_kind}
         if q["answerable"]:
             spans = evidence_spans(engine, q)
             ranked = engine.retrieve(answer.query, k=10, mode=mode)  # type: ignore[arg-type]
             record.update(score_retrieval(ranked, q, spans), **score_answer(answer, q, spans),
-                          **score_reading(engine, answer.query, mode, q["answers"]),
-                          evidence_found=len(spans))
+                          **score_reading(answer, q["answers"]), evidence_found=len(spans))
         records.append(record)
-        if bar is not None:
-            bar.update()
+        if shown is not None:
+            shown.update()
     return records
 
 
@@ -167,18 +160,27 @@ def summarize(records: list[dict]) -> dict[str, float]:
 def run(modes: list[str], limit: int | None = None, seeds: Path | None = None) -> dict:
     """Per-mode summaries and per-question records for the question set."""
     questions = load_questions(limit=limit)
+    steps = Steps("quality", {"build the index of eval/articles/": 20, "open the index": 15,
+                              "ask the questions": 3.0 * len(questions) * len(modes)})
+    steps.step("build the index of eval/articles/")
     # No embedder passed: the engine loads the model exactly as the product does (the seeds are
     # small, so there is nothing worth caching), and a fresh engine per mode means latency
     # includes embedding the question and no mode profits from another's query cache.
     with temp_engine(seeds or eval_articles()) as built:
-        bar = tqdm(total=len(questions) * len(modes), desc="questions", unit="q", mininterval=2)
+        steps.step("open the index")
+        shown = None
         records = {}
         for mode in modes:
             # Quality, not the machine's load: a question never falls back for waiting on the model.
             engine = QA(built.config.replace(read_timeout=max(built.config.read_timeout, 600.0)))
             engine.answer("warm up", mode=mode)  # load the index before timing anything
-            records[mode] = ask_all(engine, questions, mode, bar)
-        bar.close()
+            if shown is None:
+                steps.step("ask the questions", f"{len(questions)} in {len(modes)} mode(s)")
+                shown = bar(total=len(questions) * len(modes), desc="questions")
+            records[mode] = ask_all(engine, questions, mode, shown)
+        if shown is not None:
+            shown.close()
+        steps.finish()
         min_evidence = built.config.min_evidence
     return {"min_evidence": min_evidence, "summary": {mode: summarize(r) for mode, r in records.items()},
             "records": records}

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from eval.paths import CACHE
 from qa import Config, Embedder
 from qa.embedding.export import export_onnx, float_path
 from qa.embedding.onnx_runtime import OnnxEmbedder
@@ -19,7 +20,7 @@ from qa.embedding.pooling import can_pool
 from qa.embedding.transformer import get_embedder
 from qa.text.nlp import Span, Tagger
 
-DEFAULT_CACHE = Path(__file__).parent / "results" / "cache" / "embeddings.sqlite"
+DEFAULT_CACHE = CACHE / "embeddings.sqlite"
 
 
 def records_log(year: str) -> Path:
@@ -136,6 +137,6 @@ def build_embedder() -> Embedder:
     try:
         export_onnx(cfg.cache_dir)
         return OnnxEmbedder(cfg.model, os.cpu_count() or 1, float_path(cfg.cache_dir))
-    except Exception:  # noqa: BLE001 - sentence-transformers gives the same vectors, slower
+    except Exception:  # sentence-transformers gives the same vectors, slower
         return get_embedder(cfg.model)
 

@@ -1,4 +1,4 @@
-"""Extraction time per format on realistic files made from a seed article: `python eval/formats_bench.py`.
+"""Extraction time per format on realistic files made from a seed article: `python -m eval formats`.
 
 A saved news page (the article inside a site's menus, ads, related links, scripts and footer),
 that page printed to PDF by Chromium, a Word file and an RSS feed of the four seed articles."""
@@ -14,14 +14,13 @@ import time
 from html import escape
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from eval.paths import ROOT, output_file
+from eval.progress import Steps
+from qa.articles.bounded import Worker
+from qa.articles.load import articles_from_bytes
+
 sys.path.insert(0, str(ROOT / "tests"))
-
-import article_files  # noqa: E402
-
-from eval.paths import output_file  # noqa: E402
-from qa.articles.bounded import Worker  # noqa: E402
-from qa.articles.load import articles_from_bytes  # noqa: E402
+from net import chromium  # the tests' Chromium (Debian's, headless), opened the same way
 
 SEEDS = sorted((ROOT / "seeds").glob("*.txt"))
 
@@ -51,15 +50,10 @@ def make(folder: Path) -> list[Path]:
     page = folder / "page.html"
     page.write_text(news_page(text), "utf-8")
     pdf = folder / "page.pdf"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=article_files.CHROMIUM, headless=True,
-                                     args=["--no-sandbox"])
+    with chromium() as browser:
         tab = browser.new_page()
         tab.goto(page.as_uri())
         tab.pdf(path=str(pdf), format="A4")
-        browser.close()
     document = docx.Document()
     for paragraph in text.split("\n"):
         document.add_paragraph(paragraph)
@@ -98,8 +92,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=output_file("formats.json", False))
     args = parser.parse_args()
     rows = {}
+    steps = Steps("formats", {"make the files (Chromium prints the PDF)": 15, ".html": 5, ".pdf": 10,
+                              ".docx": 5, ".rss": 5})
     with tempfile.TemporaryDirectory() as tmp:
+        steps.step("make the files (Chromium prints the PDF)")
         for path in make(Path(tmp)):
+            steps.step(path.suffix, path.name)
             data = path.read_bytes()
             ms, articles = _median_ms(path.name, data)
             text = "\n\n".join(a.text for a in articles)
@@ -109,6 +107,7 @@ def main() -> None:
                                  "ratio_to_txt": round(ms / txt_ms, 1)}
             print(f"{path.suffix:6} {len(data) / 1024:7.1f} KB -> {len(articles)} article(s), "
                   f"{len(text):,} chars: {ms:6.1f} ms (median of 5) = {ms / txt_ms:.0f}x reading it as .txt")
+    steps.finish()
     args.out.write_text(json.dumps({"formats": rows}, indent=1), "utf-8")
 
 

@@ -22,8 +22,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from eval.harness import evidence_spans, load_questions, score_answer, temp_engine
 from eval.paths import RUNS, eval_articles
+from eval.progress import Steps, bar
+from eval.quality.harness import evidence_spans, load_questions, score_answer, temp_engine
 from qa import QA, Answer
 from qa.generation.verify import split_generated
 
@@ -79,7 +80,7 @@ def compare(engine: QA, questions: list[dict]) -> dict:
     """Both paths on every answerable question; conversations keep each path's own history."""
     history: dict[str, dict[str, list[tuple[str, Answer]]]] = {}
     rows = []
-    for q in questions:
+    for q in bar(questions, desc="extractive and generated answers"):
         turns = history.setdefault(q.get("conversation") or "", {"extractive": [], "llm": []})
         conv = bool(q.get("conversation"))
         ext = engine.answer(q["question"], history=list(turns["extractive"]) or None)
@@ -132,11 +133,15 @@ def main() -> None:
     args = parser.parse_args()
     questions = load_questions(limit=args.limit)
     url = os.environ.get("QA_LLM_URL", "")
+    steps = Steps("llm", {"start the writer and build the index": 40, "answer": 20.0 * len(questions)})
+    steps.step("start the writer and build the index")
     with (llama_server(_require_gguf()) if args.smollm2 and not url else nullcontext(url)) as url:
         with temp_engine(eval_articles(), llm_url=url, llm_timeout=args.timeout) as engine:
+            steps.step("answer", f"{len(questions)} questions, both ways")
             result = compare(engine, questions)
             result["writer"] = ("SmolLM2-135M-Instruct (llama_cpp.server)" if args.smollm2 and not url
                                 else os.environ.get("QA_LLM_MODEL") or url if url else engine.runtime.name)
+    steps.finish()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))

@@ -15,9 +15,7 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -26,20 +24,17 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-REQUEST_TIMEOUT = 120.0
+from eval.paths import ROOT, RUNS, questions
+from eval.perf.processes import REQUEST_TIMEOUT, ask, rss_mb, signed_in, start_server
+from eval.progress import Steps, bar
+from qa.articles.load import article_from_bytes
+
 SAMPLE_EVERY = 0.5
-sys.path.insert(0, str(ROOT))
-
-from eval.paths import RUNS  # noqa: E402
-from qa.articles.load import article_from_bytes  # noqa: E402
-
 RESULTS = RUNS / "load.json"
 
 
 def _questions() -> list[str]:
-    rows = [json.loads(line) for line in (ROOT / "eval" / "questions.jsonl").read_text().splitlines() if line]
-    return [r["question"] for r in rows if r.get("question")]
+    return [r["question"] for r in questions() if r.get("question")]
 
 
 def _article(i: int) -> tuple[str, str, str]:
@@ -50,72 +45,6 @@ def _article(i: int) -> tuple[str, str, str]:
             f"bread every morning. Its owner, Hester Quill, trained in Vienna for six years before "
             f"opening the shop in {town}. The bakery employs nine people.\n")
     return f"load_bakery_{i}.txt", text, f"How many loaves does the Quillfeather bakery in {town} sell?"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def start_server(root: Path, users: dict[str, str], env: dict[str, str] | None = None,
-                 timeout: float = 180.0) -> tuple[subprocess.Popen, str]:
-    """app.py on a free loopback port over root/seeds and root/index; returns (process, base URL)."""
-    port = _free_port()
-    full = {**os.environ, "QA_SEEDS_DIR": str(root / "seeds"), "QA_INDEX_DIR": str(root / "index"),
-            "QA_AUTH": ",".join(f"{u}:{p}" for u, p in users.items()), "QA_UPLOADS": "1",
-            "HF_HUB_OFFLINE": "1", **(env or {})}
-    log = (root / "server.log").open("w")
-    cmd = [sys.executable, str(ROOT / "app.py"), "--host", "127.0.0.1", "--port", str(port)]
-    proc = subprocess.Popen(cmd, env=full, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-    base = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"app.py exited: {(root / 'server.log').read_text()[-2000:]}")
-        try:
-            if httpx.get(base + "gradio_api/info", timeout=2).status_code in (200, 401):
-                return proc, base
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("app.py did not start in time")
-
-
-def signed_in(base: str, user: str, password: str) -> httpx.Client:
-    """An HTTP client holding a sign-in cookie."""
-    client = httpx.Client(base_url=base, timeout=REQUEST_TIMEOUT)
-    reply = client.post("login", data={"username": user, "password": password})
-    if reply.status_code != 200:
-        raise RuntimeError(f"sign-in as {user} failed: {reply.status_code} {reply.text[:200]}")
-    return client
-
-
-def ask(client: httpx.Client, question: str, history: list[str] | None = None) -> dict:
-    """One /ask call through Gradio's REST API (as curl would make it: each call a new session, whose
-    state the server keeps up to QA_SESSIONS); raises RuntimeError with the server's message."""
-    reply = client.post("gradio_api/call/ask", json={"data": [question, history or []]})
-    reply.raise_for_status()
-    event_id = reply.json()["event_id"]
-    event = None
-    with client.stream("GET", f"gradio_api/call/ask/{event_id}") as stream:
-        for line in stream.iter_lines():
-            if line.startswith("event:"):
-                event = line.split(":", 1)[1].strip()
-            elif line.startswith("data:") and event in ("complete", "error"):
-                data = json.loads(line[5:])
-                if event == "error":
-                    raise RuntimeError(f"/ask error: {data}")
-                return data[0]
-    raise RuntimeError(f"/ask stream ended without a result (last event {event})")
 
 
 class Texts:
@@ -164,6 +93,9 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
     shutil.copytree(ROOT / "seeds", root / "seeds")
     users = {f"load{i}": f"pw-{i}-{rng.randrange(10**9)}" for i in range(clients)}
     users["uploader"] = "pw-uploader"
+    steps = Steps("load", {"start app.py": 30, "sign in and ask the first question": 10 + clients * 0.2,
+                           "the load": seconds, "the last answers and the server's exit": 10})
+    steps.step("start app.py")
     proc, base = start_server(root, users, {"QA_RATE": "1000000"})
     texts = Texts(root / "seeds")
     warmup = seconds * 0.2 if warmup is None else warmup
@@ -179,8 +111,11 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
     began = time.monotonic()
     stop_at = began + seconds
     try:
+        steps.step("sign in and ask the first question", f"{clients} clients")
         sessions = [signed_in(base, u, users[u]) for u in users if u != "uploader"]
         ask(sessions[0], questions[0])  # the first answer loads lazily-built caches; not timed
+        steps.step("the load", f"{clients} clients for {seconds:g} s, {uploads} uploads")
+        shown = bar(total=int(seconds), desc="load", unit="s", every=1)
 
         def client_loop(session: httpx.Client, n: int) -> None:
             local = random.Random(seed * 1000 + n)
@@ -198,14 +133,14 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
                         readers[_who_read(answer)] += 1
                         if bad:
                             failures.append(f"inexact citation for {question!r}: {bad[:3]}")
-                except Exception as exc:  # noqa: BLE001 - every failure is counted and reported
+                except Exception as exc:  # every failure is counted and reported
                     with lock:
                         failures.append(f"{type(exc).__name__}: {str(exc)[:200]}")
 
         def uploader() -> None:
             try:
                 uploads_run()
-            except Exception as exc:  # noqa: BLE001 - a failed upload is a failure of the run
+            except Exception as exc:  # a failed upload is a failure of the run
                 with lock:
                     failures.append(f"upload: {type(exc).__name__}: {str(exc)[:200]}")
 
@@ -234,13 +169,19 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
 
         def sampler() -> None:
             while time.monotonic() < stop_at + 1:
-                memory.append((time.monotonic() - began, _rss_mb(proc.pid)))
+                memory.append((time.monotonic() - began, rss_mb(proc.pid)))
+                shown.update(max(0, min(shown.total, int(time.monotonic() - began)) - shown.n))
+                shown.set_postfix(answers=len(latencies), failed=len(failures), refresh=False)
                 time.sleep(SAMPLE_EVERY)
 
+        sampling = threading.Thread(target=sampler)
         threads = [threading.Thread(target=client_loop, args=(s, n)) for n, s in enumerate(sessions)]
-        threads += [threading.Thread(target=uploader), threading.Thread(target=sampler)]
+        threads += [threading.Thread(target=uploader), sampling]
         for t in threads:
             t.start()
+        sampling.join(timeout=seconds + 60)
+        shown.close()
+        steps.step("the last answers and the server's exit")
         for t in threads:
             t.join(timeout=seconds + REQUEST_TIMEOUT + 60)
         elapsed = time.monotonic() - began
@@ -250,6 +191,7 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+    steps.finish()
     durations = np.array([d for _, d in latencies]) * 1000
     warm = [m for t, m in memory if t >= warmup]
     result = {

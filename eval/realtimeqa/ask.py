@@ -1,0 +1,120 @@
+"""One RealTime QA question through the product: its articles indexed in a temp dir, the open
+question answered by ``QA.answer``, the choices weighed by ``QA.choose``, and the record of what
+each said (from the answer and its trace)."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from eval.paths import eval_articles
+from eval.quality import metrics as m
+from qa import QA, Answer, Choice, Config, Embedder, ReaderName
+from qa.question import ask as parse_question
+from qa.readers.base import normalise
+from qa.text.nlp import Tagger
+
+log = logging.getLogger(__name__)
+# Never refuse and always keep the reader's best phrase: the product's thresholds are applied
+# afterwards, from Answer.evidence and the confidences the record keeps. The model reads every
+# question, however long it waits for it.
+OVERRIDES = {"min_evidence": -1e9, "hinge_evidence": -1e9, "min_short": 0.0, "reader_decline": 2.0,
+             "read_timeout": 3600.0, "reader": ReaderName.LM}
+_UNREAD: list = []  # the engine that weighs options with nothing to read, and its folder
+
+
+def _empty(record: dict) -> dict:
+    return {**record, "answered": False, "evidence": 0.0, "short": None, "span_short": None,
+            "first_cited": "", "confidence": 0.0, "in_candidates": False, "lm": {}}
+
+
+def _choices(mc: Choice | np.ndarray, nota: Choice | np.ndarray | None) -> dict:
+    """The record's multiple choice: the pick and the probabilities, of the plain and the
+    none-of-the-above variant."""
+    def probs(c: Choice | np.ndarray) -> list[float]:
+        return [round(float(p), 4) for p in (c.probabilities if isinstance(c, Choice) else c)]
+
+    out = {"mc": int(np.argmax(probs(mc))), "mc_p": probs(mc), "nota_mc": None, "nota_p": None}
+    if nota is not None:
+        out.update(nota_mc=int(np.argmax(probs(nota))), nota_p=probs(nota))
+    return out
+
+
+def unread_engine(embedder: Embedder, tagger: Tagger | None = None, **config: object) -> QA:
+    """Any engine weighs options with nothing to read: one over eval/articles/, made once."""
+    if not _UNREAD:
+        folder = tempfile.TemporaryDirectory(prefix="qa-rtqa-unread-")
+        root = Path(folder.name)
+        shutil.copytree(eval_articles(), root / "seeds", ignore=shutil.ignore_patterns("SHA256SUMS"))
+        cfg = Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index", **config)
+        engine = QA(cfg.replace(**OVERRIDES), embedder=embedder, tagger=tagger)
+        engine.build()
+        _UNREAD.extend([engine, folder])
+    return _UNREAD[0]
+
+
+def unread_choices(engine: QA, q: dict) -> dict:
+    """The model's pick with no article to read ("None of the above" is then right), through the
+    product's own queued multiple choice."""
+    choice = engine.answerer.choice
+    assert choice is not None, "the engine has no multiple choice"
+    asked = parse_question(q["question_sentence"])
+    nota = choice.choose(asked, [], q["nota"]["choices"]) if q.get("nota") else None
+    return _choices(choice.choose(asked, [], q["choices"]), nota)
+
+
+def read_record(answer: Answer, gold: str, min_evidence: float) -> dict:
+    """What the readers said of one question, from the answer and its trace."""
+    t = answer.trace
+    first = answer.citations[0].text if answer.citations else ""
+    key = normalise(gold)
+    return {"answered": answer.evidence >= min_evidence, "evidence": answer.evidence,
+            # The language model's phrase, shown or not, and its calibrated confidence.
+            "short": t.phrase, "confidence": t.confidence,
+            # The span reader's best span (its reading is the fallback's, made for every answer).
+            "span_short": t.span_phrases[0] if t.span_phrases else None, "span_confidence": t.span_confidence,
+            "in_candidates": any(normalise(p) == key for p in t.span_phrases),
+            "first_cited": " ".join(first.split()),
+            # The gold in the sentences the model read tells what it could have answered.
+            "gold_given": any(m.contains_answer(p.text, [gold]) for p in t.given),
+            "reader": str(answer.reader), "model": answer.model, "notice": answer.notice,
+            # "declined" in the stats is the feature (the probability of declining); what the
+            # model wrote is "wrote_declined". Empty when the model did not read.
+            "lm": ({"wrote_declined": t.declined, "unverified": t.unverified, "no_answer": t.no_answer,
+                    **t.stats} if t.stats else {})}
+
+
+def ask(q: dict, embedder: Embedder, min_evidence: float, tagger: Tagger | None = None,
+        **config: object) -> dict:
+    """Index this question's articles in a temp dir, answer and choose through the product, and
+    record what the language model and the span reader said."""
+    record = {"id": q["question_id"], "scored": q["scored"], "gold": q["gold"],
+              "articles": len(q["articles"]), "mc_right": int(q["answer"][0]),
+              "nota_right": q["nota"]["right"] if q.get("nota") else None}
+    if not q["articles"]:
+        # Nothing to read: the open question is not answered, the options are weighed blind.
+        return {**_empty(record), **unread_choices(unread_engine(embedder, tagger, **config), q)}
+    question = q["question_sentence"]
+    with tempfile.TemporaryDirectory(prefix="qa-rtqa-") as tmp:
+        seeds = Path(tmp) / "seeds"
+        seeds.mkdir()
+        for i, text in enumerate(q["articles"]):
+            (seeds / f"{i:02d}.txt").write_text(text, encoding="utf-8")
+        cfg = Config.from_env(seeds_dir=seeds, index_dir=Path(tmp) / "index", **config).replace(**OVERRIDES)
+        engine = QA(cfg, embedder=embedder, tagger=tagger)
+        try:
+            engine.build()
+            answer = engine.answer(question)
+            mc = engine.choose(question, q["choices"])
+            nota = engine.choose(question, q["nota"]["choices"]) if q.get("nota") else None
+        except Exception as exc:  # one article the pipeline cannot take must not end the run
+            log.warning("%s: %s: %s", q["question_id"], type(exc).__name__, exc)
+            # Multiple choice can still be read off the raw articles: the most-mentioned choice.
+            counts = [sum(m.contains_answer(a, [c]) for a in q["articles"]) for c in q["choices"]]
+            return {**_empty(record), "mc": int(np.argmax(counts)), "nota_mc": -1,
+                    "error": f"{type(exc).__name__}: {exc}"}
+    return {**record, **read_record(answer, q["gold"], min_evidence), **_choices(mc, nota)}
