@@ -46,14 +46,14 @@ class Config:
     # Candidates taken from each retriever before reciprocal rank fusion.
     fusion_depth: int = 50
     rrf_k: int = 60
-    # Minimum evidence score for an answer; calibrated by eval/calibrate.py.
+    # Minimum evidence score for an answer; calibrated by eval/quality/calibrate.py.
     min_evidence: float = 0.42
     # A question naming something (a name, a place, a number) that no retrieved passage mentions
-    # is refused below this evidence score; calibrated by eval/calibrate.py.
+    # is refused below this evidence score; calibrated by eval/quality/calibrate.py.
     hinge_evidence: float = 0.685
     # The short answer is shown when the reader's calibrated confidence in it (its probability and
     # its lead over the runner-up) reaches this: out of fold on RealTime QA back numbers, 55% of the
-    # answers shown at 0.4 are right (eval/fit_reader.py).
+    # answers shown at 0.4 are right (eval/fit/reader.py).
     min_short: float = 0.4
     max_question_chars: int = 2000
     # The reader that finds the short answer in the best sentences: "lm", a small language model
@@ -90,7 +90,7 @@ class Config:
     # Per-machine files made once: the ONNX exports of the packaged model (qa/embedding/export.py).
     cache_dir: Path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qa"
     # From this many chunks on, the dense index is IVF (approximate; recall@10 against exact
-    # search measured by eval/scale_bench.py) instead of exact search, whose cost grows with
+    # search measured by eval/perf/scale.py) instead of exact search, whose cost grows with
     # the count.
     ann_threshold: int = 200_000
     # The spaCy pipeline that tags articles at build time (a package name or a folder); another
@@ -115,7 +115,7 @@ class Config:
     rate: int = 60
     # Sessions whose state the chat server keeps (a chat's turns; each REST call without a session
     # id is a session of its own), least recently used dropped first. Gradio keeps about 60 KB a
-    # session (eval/load_bench.py): this bounds memory, at the cost of a chat's follow-up context
+    # session (eval/perf/load.py): this bounds memory, at the cost of a chat's follow-up context
     # once this many other sessions came after its last turn.
     sessions: int = 500
     # The proxies (addresses or networks, comma-separated) whose X-Forwarded-For names the client;

@@ -65,6 +65,11 @@ def test_split_keeps_markers_with_their_sentence() -> None:
                      ("Nice bridge.", [])]
 
 
+def test_a_marker_before_the_full_stop_leaves_no_stray_comma() -> None:
+    assert split_generated('It wants them freed "before talks begin," [1]. Talks wait [2].') == [
+        ('It wants them freed "before talks begin".', [1]), ("Talks wait.", [2])]
+
+
 def test_facts_are_numbers_names_and_dates() -> None:
     found = facts("Mayor Jane Porter said on Monday that 1,500 books and five U.S. al-Qaeda")
     assert {"1500", "five", "mayor", "jane", "porter", "monday", "us", "qaeda"} <= set(found)

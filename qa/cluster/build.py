@@ -220,7 +220,7 @@ def _parts(articles: list[Article], kept: dict, pieces: dict[str, Piece]) -> Par
         chunks=chunks,
         chunk_vectors=np.concatenate(chunk_vectors),
         sentences=sentences,
-        # float16: half the disk and page cache, at the cost eval/cluster_bench.py measures.
+        # float16: half the disk and page cache, at the cost eval/perf/cluster.py measures.
         sent_vectors=np.concatenate(sent_vectors).astype(np.float16),
         embedded_chunks=sum(len(p.chunks) for p in pieces.values()),
         embedded_sentences=sum(len(p.sentences) for p in pieces.values()),

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # Approximate search from Config.ann_threshold chunks on: FAISS IVF (inverted lists over
-# k-means cells), exact inner products inside the cells it probes. eval/scale_bench.py
+# k-means cells), exact inner products inside the cells it probes. eval/perf/scale.py
 # measured recall@10 against exact search on 1M synthetic vectors (Gaussian, the real
 # vectors' covariance: hard, no clusters): IVF_NLIST cells, IVF_NPROBE probed -> see docs/speed.md.
 # HNSW (M=32, efConstruction 40) reached only 0.89 at efSearch 1024 there; a better graph
