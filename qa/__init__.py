@@ -7,7 +7,7 @@ from qa.config import Config, ReaderName
 from qa.embedding.base import Embedder
 from qa.embedding.transformer import SentenceTransformerEmbedder
 from qa.engine import QA
-from qa.errors import ArticleError, IndexProblem, QAError
+from qa.errors import ArticleError, BadInput, IndexProblem, QAError
 from qa.index.build import BuildReport
 from qa.passage import Passage
 from qa.readers.base import ReaderUnavailable
@@ -18,6 +18,7 @@ __all__ = [
     "Answer",
     "Article",
     "ArticleError",
+    "BadInput",
     "BuildReport",
     "Choice",
     "Config",

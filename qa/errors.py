@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+# What a user is told of a failure that is not theirs to fix; the server logs it in one line.
+FAILED = "Something went wrong answering this question; the server log has the details."
+
 
 class QAError(Exception):
     """A problem the user can fix; the message is one line and says how."""
+
+
+class BadInput(QAError, ValueError):
+    """A question, date, option or setting that is not valid: the user's to fix, and a ValueError
+    for callers that catch those (a ValueError of any other kind is a bug, not the user's)."""
 
 
 class ArticleError(QAError):
@@ -25,6 +33,16 @@ class ModelProblem(QAError):
 
 class MissingDependency(QAError):
     """An optional package is not installed."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An unexpected exception as one log line: its type, where it was raised, and its message."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno}" if frames else ""
+    message = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}{where}: {message}" if message else f"{type(exc).__name__}{where}"
 
 
 def require(module: str, extra: str) -> object:

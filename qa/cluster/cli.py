@@ -43,7 +43,7 @@ def build_on_cluster(config: Config, address: str | None, corpus: str | None, fo
     try:
         report = build_on_ray(config, address, Path(corpus) if corpus else None, force=force,
                               workers=workers, progress=sys.stderr.isatty(), replace=replace)
-    except (QAError, ValueError) as exc:
+    except QAError as exc:
         raise ClusterUserError(str(exc)) from None
     if report.up_to_date:
         click.echo(f"Index is up to date ({len(report.unchanged)} articles).")
@@ -86,7 +86,7 @@ def serve(ctx: click.Context, address: str, replicas: int, replica_cpus: int, ma
     _quiet_ray()
     try:
         url = start_service(ctx.obj["config"], address, replicas, host, port, replica_cpus, max_replicas)
-    except (QAError, ValueError) as exc:
+    except QAError as exc:
         raise ClusterUserError(str(exc)) from None
     token = " with a bearer token (QA_SERVE_TOKEN)" if ctx.obj["config"].serve_token else ""
     click.echo(f"Serving {replicas} replica(s) at {url}{token} (POST /ask, POST /search, GET /health); "

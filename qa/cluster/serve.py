@@ -88,7 +88,7 @@ class QAService:
             return 200, self._route(method, path.rstrip("/") or "/", body, client)
         except BadRequest as exc:
             return exc.status, {"error": str(exc)}
-        except (QAError, ValueError) as exc:
+        except QAError as exc:
             return 400, {"error": (str(exc).splitlines() or ["bad request"])[0]}
         except Exception:
             log.exception("failed to answer %s %s", method, path)

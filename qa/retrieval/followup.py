@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from qa.errors import BadInput
 from qa.passage import Passage
 from qa.question.parse import ask
 from qa.text.words import tokenize
@@ -26,7 +27,7 @@ def turns(history: Sequence[object] | None) -> list[tuple[str, object]]:
         elif isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[0], str):
             out.append((item[0], item[1]))
         else:
-            raise ValueError("history items must be earlier questions (text) or (question, answer) pairs, "
+            raise BadInput("history items must be earlier questions (text) or (question, answer) pairs, "
                              f"not {type(item).__name__}")
     return out
 

@@ -11,6 +11,7 @@ from typing import Literal, TypeVar
 import numpy as np
 
 from qa.embedding.base import Embedder
+from qa.errors import BadInput
 from qa.index.load import Index
 from qa.passage import Passage
 from qa.text.chunk import Chunk
@@ -24,12 +25,12 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def clean_question(question: str, max_chars: int = 2000) -> str:
-    """Normalise a question; raise ValueError when it is empty or not text."""
+    """Normalise a question; raise BadInput when it is empty or not text."""
     if not isinstance(question, str):
-        raise ValueError(f"the question must be text, not {type(question).__name__}")
+        raise BadInput(f"the question must be text, not {type(question).__name__}")
     text = _CONTROL.sub(" ", unicodedata.normalize("NFC", question)).strip()
     if not text:
-        raise ValueError("the question is empty: type a question about the articles")
+        raise BadInput("the question is empty: type a question about the articles")
     if len(text) > max_chars:
         log.warning("question of %d characters cut to %d", len(text), max_chars)
         text = text[:max_chars]
@@ -93,13 +94,13 @@ class Retriever:
     def allowed(self, since: str | None, until: str | None) -> np.ndarray | None:
         """The chunk ids of articles dated within [since, until], or None when there is no bound."""
         if since is not None and until is not None and since > until:
-            raise ValueError(f"the dates are the wrong way round: {since} is after {until}")
+            raise BadInput(f"the dates are the wrong way round: {since} is after {until}")
         sources = self.index.dated(since, until)
         if sources is None:
             return None
         if not sources:
             span = " and ".join(f"{w} {d}" for w, d in (("from", since), ("until", until)) if d)
-            raise ValueError(f"no article is dated {span} (undated articles are left out when a date is "
+            raise BadInput(f"no article is dated {span} (undated articles are left out when a date is "
                              "given): widen the dates, or give none")
         return np.array([i for i, c in enumerate(self.index.chunks) if c.source in sources], dtype=np.int64)
 
@@ -112,7 +113,7 @@ class Retriever:
         if mode == "bm25":
             return self.bm25_ranking(question, allowed)
         if mode != "hybrid":
-            raise ValueError(f"unknown retrieval mode {mode!r}: use one of {', '.join(MODES)}")
+            raise BadInput(f"unknown retrieval mode {mode!r}: use one of {', '.join(MODES)}")
         fused: dict[int, float] = {}
         for ranking in (self.dense_ranking(question, allowed), self.bm25_ranking(question, allowed)):
             for rank, (chunk_id, _score) in enumerate(ranking):
@@ -123,7 +124,7 @@ class Retriever:
                until: str | None = None) -> list[tuple[int, float]]:
         """The k best (chunk id, score) pairs, none repeated and no two overlapping."""
         if k < 1:
-            raise ValueError(f"k must be at least 1, not {k}")
+            raise BadInput(f"k must be at least 1, not {k}")
         chosen: list[tuple[int, float]] = []
         for chunk_id, score in self.ranking(question, mode, since, until):
             chunk = self.index.chunks[chunk_id]
@@ -151,7 +152,7 @@ def _overlap(a: Chunk, b: Chunk) -> bool:
 
 
 def day(value: object) -> str | None:
-    """A date bound as YYYY-MM-DD (from a date or ISO text), None for None; ValueError otherwise."""
+    """A date bound as YYYY-MM-DD (from a date or ISO text), None for None; BadInput otherwise."""
     import datetime as dt
 
     if value is None or value == "":
@@ -161,7 +162,7 @@ def day(value: object) -> str | None:
     try:
         return dt.date.fromisoformat(str(value).strip()[:10]).isoformat()
     except ValueError:
-        raise ValueError(f"{str(value)[:40]!r} is not a date: use YYYY-MM-DD, e.g. 2020-03-01") from None
+        raise BadInput(f"{str(value)[:40]!r} is not a date: use YYYY-MM-DD, e.g. 2020-03-01") from None
 
 
 def valid_text(text: T) -> T:

@@ -57,7 +57,7 @@ def add(ctx: click.Context, paths: tuple[str, ...]) -> None:
             # The build also indexes what was dropped into the folder meanwhile: count only this file's.
             name = safe_name(path.name)
             added += sum(s == name or s.startswith(f"{name}#") for s in report.added)
-        except (QAError, ValueError, UserError) as exc:
+        except (QAError, UserError) as exc:
             refused += 1
             message = exc.format_message() if isinstance(exc, UserError) else str(exc)
             tqdm.write(f"Refused: {message}", file=sys.stderr)

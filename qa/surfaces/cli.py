@@ -48,7 +48,7 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
     logging.getLogger("qa").setLevel(logging.INFO if verbose else logging.WARNING)
     try:
         config = Config.from_env(seeds_dir=seeds, index_dir=index_dir)
-    except ValueError as exc:
+    except QAError as exc:
         raise UserError(str(exc)) from None
     # An index folder named on the command line is one the user means to exist (a typo must not
     # build a new index somewhere): `build` and `add` make it, the other commands need it.
@@ -207,7 +207,7 @@ def chat(ctx: click.Context, llm: bool, reader: str | None) -> None:
             return
         try:
             result = _answer(engine, question, history, llm, stream=True)
-        except (QAError, ValueError) as exc:
+        except QAError as exc:
             click.echo(f"Error: {exc}", err=True)
             continue
         history.append((question, result))

@@ -41,10 +41,11 @@ def engine(ctx: click.Context, makes_index: bool = False):  # returns qa.engine.
 
 
 def run(fn, *args, **kwargs):
-    """Call into the library, turning user-fixable problems into a one-line error."""
+    """Call into the library, turning user-fixable problems into a one-line error; any other
+    exception (a ValueError from numpy or FAISS too) is a bug and keeps its traceback."""
     try:
         return fn(*args, **kwargs)
-    except (QAError, ValueError) as exc:
+    except QAError as exc:
         raise UserError(str(exc)) from None
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from qa.articles.load import Article
+from qa.errors import BadInput
 from qa.text.sentences import split_sentences
 
 
@@ -29,7 +30,7 @@ def splitter_class() -> type:
 
         def __init__(self, chunk_size: int = 600, chunk_overlap: int = 120) -> None:
             if chunk_size <= 0 or not 0 <= chunk_overlap < chunk_size:
-                raise ValueError(
+                raise BadInput(
                     f"chunk_size={chunk_size}, chunk_overlap={chunk_overlap}: "
                     "need chunk_size > 0 and 0 <= chunk_overlap < chunk_size"
                 )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from qa.errors import BadInput
 from qa.index.load import Index
 from qa.llm.base import Runtime
 from qa.question.parse import Asked
@@ -37,7 +38,7 @@ class MultipleChoice:
     def choose(self, asked: Asked, scored: Sentences, options: Sequence[str]) -> np.ndarray:
         """The model's probability of each option given the excerpts (its letter's, renormalised)."""
         if not 1 <= len(options) <= MAX_OPTIONS:
-            raise ValueError(f"give between 1 and {MAX_OPTIONS} options, not {len(options)}")
+            raise BadInput(f"give between 1 and {MAX_OPTIONS} options, not {len(options)}")
         text = ""
         if self.index is not None and scored:
             text = excerpts(self.index, scored, self.sentences, self.budget).text
