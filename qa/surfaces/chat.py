@@ -11,6 +11,7 @@ import gradio as gr
 
 import qa
 from qa.articles.uploads import MAX_UPLOAD_BYTES, may_upload, safe_name
+from qa.errors import FAILED, BadInput, one_line
 from qa.surfaces.auth import sign_in
 from qa.surfaces.guard import Guard, forwarded_headers_off
 from qa.surfaces.guard import who as _client
@@ -31,7 +32,6 @@ MAX_HISTORY = 10
 # Turns a chat keeps (and shows) in its session, whatever the client sends: with questions cut
 # to max_question_chars, this bounds each session's state and the page sent back every turn.
 MAX_TURNS = 20
-
 
 EXAMPLES = [
     "How many Taliban prisoners will be released each day?",
@@ -88,9 +88,12 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                 for reply in get().stream(question, history=history, user=_client(request), **dates):
                     if reply.provisional:
                         yield chat_html(get(), turns, pending=question, draft=reply), "", turns
-        except (qa.QAError, ValueError, RateLimited) as exc:
+        except (qa.QAError, RateLimited) as exc:
             reply = str(exc)
             log.info("question refused for %s: %s", _client(request), reply[:200])
+        except Exception as exc:  # a bug: one line in the log, the generic message on the page
+            log.error("question failed for %s: %s", _client(request), one_line(exc))
+            reply = FAILED
         turns.append((question, reply))
         yield chat_html(get(), turns), "", turns
 
@@ -137,10 +140,10 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
         try:
             limiter.check(_client(request))
             if not isinstance(question, str):
-                raise ValueError("question must be text")
+                raise BadInput("question must be text")
             if history is not None and not (isinstance(history, list)
                                             and all(isinstance(h, str) for h in history)):
-                raise ValueError("history must be a list of the earlier questions, as text")
+                raise BadInput("history must be a list of the earlier questions, as text")
             fresh()
             turns: list[tuple[str, qa.Answer]] = []
             earlier = (history or [])[-MAX_HISTORY:]
@@ -152,11 +155,14 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                                                      reader=reader)))
             return get().answer(question[:config.max_question_chars], history=turns,
                                 user=_client(request)).to_dict()
-        except (qa.QAError, ValueError, RateLimited) as exc:
+        except (qa.QAError, RateLimited) as exc:
             # A refusal is the client's to fix: one line in the log (rate limits log their own), no traceback.
             if not isinstance(exc, RateLimited):
                 log.info("/ask refused for %s: %s", _client(request), str(exc)[:200])
             raise gr.Error(str(exc), print_exception=False) from exc
+        except Exception as exc:  # a bug: one line in the log, the generic message to the client
+            log.error("/ask failed for %s: %s", _client(request), one_line(exc))
+            raise gr.Error(FAILED, print_exception=False) from None
 
     def on_load(request: gr.Request | None = None) -> tuple[str, dict, str]:
         """The article list, the upload control for those who may upload, who is signed in."""
@@ -223,9 +229,8 @@ def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: A
 
     with forwarded_headers_off():
         demo.launch(server_name=host, server_port=port, auth=sign_in(config),  # type: ignore[arg-type]  # awaited
-                    max_file_size=GRADIO_MAX_FILE,
-                    state_session_capacity=config.sessions, quiet=True, theme=theme(),
-                    app_kwargs={"middleware": [Middleware(Guard, config=config)]}, **kwargs)
+                    max_file_size=GRADIO_MAX_FILE, state_session_capacity=config.sessions, quiet=True,
+                    theme=theme(), app_kwargs={"middleware": [Middleware(Guard, config=config)]}, **kwargs)
 
 
 def theme() -> gr.themes.Base:
