@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"
+# The machine's model cache, where `make setup` joined the reader's model: read, never written.
+MACHINE_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qa"
+# Before qa is imported: Config()'s default cache folder (and every other library's cache) is an
+# empty temporary one, so no test writes into ~/.cache or finds the machine's model by accident.
+_XDG = tempfile.mkdtemp(prefix="qa-tests-cache-")
+atexit.register(shutil.rmtree, _XDG, True)
+os.environ["XDG_CACHE_HOME"] = _XDG
+# Seconds a real-model test's question may wait for the model: a loaded 2-core machine is slow,
+# and a question past QA_READ_TIMEOUT is answered by the span reader (the tests say which read).
+REAL_READ_TIMEOUT = 600.0
 
-from qa import QA, Config
-from qa.text.words import tokenize
+from qa import QA, Config  # noqa: E402 - once the cache folder is set
+from qa.text.words import tokenize  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 SEEDS = Path(__file__).parent.parent / "seeds"
@@ -64,9 +76,24 @@ def fake_qa(tiny_config: Config, fake_embedder: FakeEmbedder) -> QA:
 
 @pytest.fixture(autouse=True)
 def _private_model_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Every test starts with QA_CACHE_DIR at an empty folder of its own: none writes into
-    ~/.cache/qa, and none finds an export another test made unless it asks for ``model_cache``."""
+    """Every test starts with QA_CACHE_DIR at an empty folder of its own and QA_READER=spans: none
+    writes into ~/.cache/qa, none finds an export another test made, and none reads with the
+    language model unless it asks for ``model_cache`` (or names the reader itself)."""
     monkeypatch.setenv("QA_CACHE_DIR", str(tmp_path_factory.mktemp("no-model-cache")))
+    monkeypatch.setenv("QA_READER", "spans")
+    for name in ("QA_HOME", "QA_SEEDS_DIR", "QA_INDEX_DIR", "QA_LLM_URL", "QA_READ_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _qa_logger_as_found() -> None:
+    """The ``qa`` logger's level put back after each test: the CLI sets it (WARNING, or INFO with -v)."""
+    import logging
+
+    logger = logging.getLogger("qa")
+    level = logger.level
+    yield
+    logger.setLevel(level)
 
 
 @pytest.fixture(scope="session")
@@ -80,7 +107,7 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     root = tmp_path_factory.mktemp("model-cache")
     export_onnx(root)
-    machine = packaged_path(Config().cache_dir)
+    machine = packaged_path(MACHINE_CACHE)
     if machine.is_file():
         (root / "models").mkdir()
         for path in (machine, machine.with_name(machine.name + ".verified")):
@@ -91,10 +118,12 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def model_cache(onnx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """QA_CACHE_DIR at the shared model cache for this test only: engines made from the environment
-    (the CLI's, a subprocess's) find the exports and the reader's model there instead of exporting
-    again, rebuilding with torch, or reading with the span reader."""
+    """QA_CACHE_DIR at the shared model cache and QA_READER=lm for this test only: engines made from
+    the environment (the CLI's, a subprocess's) find the exports and the reader's model there, and
+    read with it, instead of exporting again, rebuilding with torch, or reading with the span reader."""
     monkeypatch.setenv("QA_CACHE_DIR", str(onnx_cache))
+    monkeypatch.setenv("QA_READER", "lm")
+    monkeypatch.setenv("QA_READ_TIMEOUT", str(REAL_READ_TIMEOUT))
     return onnx_cache
 
 
@@ -113,8 +142,8 @@ def real_qa(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path, real_run
     with the ONNX exports of ``onnx_cache`` (the CLI tests over it ask for ``model_cache``)."""
     root = tmp_path_factory.mktemp("real")
     shutil.copytree(SEEDS, root / "seeds")
-    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index", cache_dir=onnx_cache),
-                runtime=real_runtime)
+    engine = QA(Config.from_env(seeds_dir=root / "seeds", index_dir=root / "index", cache_dir=onnx_cache,
+                                reader="lm", read_timeout=REAL_READ_TIMEOUT), runtime=real_runtime)
     engine.build()
     return engine
 
@@ -126,3 +155,13 @@ def real_copy(real_qa: QA, model_cache: Path, tmp_path: Path) -> dict[str, str]:
     shutil.copytree(real_qa.config.index_dir, tmp_path / "index", symlinks=True)
     return {**os.environ, "QA_SEEDS_DIR": str(tmp_path / "seeds"), "QA_INDEX_DIR": str(tmp_path / "index"),
             "QA_CACHE_DIR": str(model_cache)}
+
+
+REAL = {"real_qa", "real_runtime", "onnx_cache", "model_cache", "real_copy"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that uses the real models is slow, whatever its file says: `-m "not slow"` stays fast."""
+    for item in items:
+        if REAL & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from reading import read_by_model
 
 import qa
 import qa.api
@@ -52,6 +53,8 @@ def test_the_readme_python_block_runs_as_written(default_engine: Path) -> None:
     for p in [*passages, *answer.citations, *follow.citations]:  # type: ignore[union-attr]
         assert engine.index.articles[p.source].text[p.start:p.end] == p.text
     assert any("Every day, 100 Taliban prisoners will be released." in p.text for p in passages)  # type: ignore[union-attr]
+    read_by_model(answer)
+    read_by_model(follow)
     assert answer.answered and answer.short == "Suhail Shaheen"  # type: ignore[union-attr]
     assert "Shaheen" in follow.query and follow.answered  # type: ignore[union-attr]
     printed = out.getvalue()
@@ -70,6 +73,8 @@ def test_one_engine_serves_every_call_and_threads(default_engine: Path) -> None:
     question = "How many Taliban prisoners will be released each day?"
     assert qa.retrieve(question, k=3) == engines[0].retrieve(question, k=3)
     mine, theirs = qa.answer(question), engines[0].answer(question)
+    read_by_model(mine)
+    read_by_model(theirs)
     # The same answer from the same engine (the reader's confidence may differ in its last digits).
     assert (mine.text, mine.citations, mine.short) == (theirs.text, theirs.citations, theirs.short)
     assert qa.retrieve(question, k=2, mode="bm25") == engines[0].retrieve(question, k=2, mode="bm25")

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REAL_READ_TIMEOUT
+from reading import read_by_model
 
 pytest.importorskip("ray", reason="the cluster extra is not installed: pip install -e '.[cluster]'")
 
@@ -276,7 +278,8 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
     qa = Path(sys.executable).with_name("qa")
     server = subprocess.Popen([str(qa), "--index", str(clustered), "serve", "--ray", cluster.address,
                                "--replicas", "2", "--port", str(port)],
-                              env={**os.environ, "QA_SERVE_TOKEN": TOKEN, "QA_CACHE_DIR": str(onnx_cache)},
+                              env={**os.environ, "QA_SERVE_TOKEN": TOKEN, "QA_CACHE_DIR": str(onnx_cache),
+                                   "QA_READER": "lm", "QA_READ_TIMEOUT": str(REAL_READ_TIMEOUT)},
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     ask = json.dumps({"question": TALIBAN}).encode()
@@ -295,6 +298,7 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
         assert any(line.startswith("Serving") for line in lines), "".join(lines)[-2000:]
         status, answer = _call(url + "/ask", ask)
         assert status == 200 and answer["answered"] and "100" in answer["text"]
+        read_by_model(answer)
         assert _call(url + "/ask", ask, token=None)[0] == 401
         assert _call(url + "/health", token="nope")[0] == 401
         status, found = _call(url + "/search", json.dumps({"question": "prisoner release", "k": 3}).encode())
@@ -341,7 +345,8 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
                     read_by[pid] = answer
         assert set(read_by) == set(replicas), (read_by.keys(), replicas)
         for answer in read_by.values():
-            assert answer["reader"] == "lm" and answer["short"] == "100" and answer["timings"]["read_ms"] > 0
+            read_by_model(answer)
+            assert answer["short"] == "100" and answer["timings"]["read_ms"] > 0
         status, grew = _peak_growth_mb(replicas, lambda: _post_chunked(url + "/ask", 300))
         print(f"replica memory while a 300 MB body was sent: +{grew:.0f} MB at most")
         assert status in (413, 0) and grew < 100, (status, grew)  # 300 MB: refused at 64 KB

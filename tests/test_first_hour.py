@@ -137,6 +137,7 @@ def test_cli_from_a_subfolder_shows_warnings_without_library_noise(tmp_path, mod
                          cwd=project / "notes", env=env, capture_output=True, text=True, timeout=600)
     assert ask.returncode == 0, ask.stderr
     assert "100" in ask.stdout.split("Sources:")[0]
+    assert "; read by " in ask.stdout and "from the span reader" not in ask.stdout  # the model read it
     assert "AVX512" not in ask.stderr and "faiss" not in ask.stderr
 
 

@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 from net import needs_chromium, serving
 from playwright.sync_api import Page
+from reading import read_by_model
 
 import qa
 from qa.surfaces.cli import main
@@ -52,6 +53,7 @@ def test_a_page_and_its_printed_pdf_cite_the_same_sentence(real_qa: qa.QA, tmp_p
     for path in (files.page(made), files.printed_pdf(made)):
         engine = engine_over(real_qa, tmp_path / path.suffix[1:], path)
         answer = engine.answer(QUESTION)
+        read_by_model(answer)
         assert answer.answered and answer.short == "100", (path.name, answer.text)
         first = answer.citations[0]
         assert engine.index.articles[first.source].text[first.start:first.end] == first.text

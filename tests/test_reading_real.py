@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from reading import no_fallback, read_by_model
 
 from qa import QA, IndexProblem
 from qa.index.annotations import FILE
@@ -29,6 +30,7 @@ def test_who_tweeted_names_the_spokesman(real_qa: QA) -> None:
 
 def test_which_agency_reads_the_organisation(real_qa: QA) -> None:
     answer = real_qa.answer("Which agency reported Shaheen's phone remarks?")
+    read_by_model(answer)
     assert answer.answered and answer.short == "Reuters"
     assert answer.citations[0].text.find("Reuters") >= 0  # the short answer is inside citation [1]
 
@@ -37,12 +39,14 @@ def test_which_agency_reads_the_organisation(real_qa: QA) -> None:
                                       "How many Taliban fighters were killed in Helmand?"])
 def test_near_misses_are_not_covered(real_qa: QA, question: str) -> None:
     answer = real_qa.answer(question)
+    no_fallback(answer)
     assert not answer.answered and answer.short is None and answer.citations == ()
     assert answer.passages  # the closest passages are still shown
 
 
 def test_missing_name_is_said(real_qa: QA) -> None:
     answer = real_qa.answer("How many prisoners did Iran free in 2019?")
+    no_fallback(answer)
     assert answer.notice is not None and "Iran" in answer.notice
 
 
@@ -54,6 +58,7 @@ def test_missing_name_is_said(real_qa: QA) -> None:
 def test_short_span_offsets_are_exact_and_inside_the_first_citation(real_qa: QA, question: str,
                                                                      short: str) -> None:
     answer = real_qa.answer(question)
+    read_by_model(answer)
     span = answer.short_span
     assert answer.answered and span is not None and answer.short == short
     article = real_qa.index.articles[span.source].text

@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
+from reading import FALLBACK, no_fallback, read_by_model
 
 import qa
 from qa import QA, Config
@@ -27,6 +28,7 @@ def _exact(engine: QA, passage) -> None:
 )
 def test_daily_release_answer_cites_the_sentence(real_qa: QA, question: str) -> None:
     answer = real_qa.answer(question)
+    read_by_model(answer)
     assert answer.answered and "100" in answer.text and answer.short == "100"
     first = answer.citations[0]
     assert first.source.startswith(("001_", "002_"))
@@ -41,6 +43,7 @@ def test_daily_release_answer_cites_the_sentence(real_qa: QA, question: str) -> 
 
 def test_off_topic_question_is_not_answered(real_qa: QA) -> None:
     answer = real_qa.answer("What is the capital of France?")
+    no_fallback(answer)
     assert answer.answered is False and answer.citations == ()
 
 
@@ -50,6 +53,7 @@ def test_off_topic_question_is_not_answered(real_qa: QA) -> None:
 ])
 def test_every_offset_is_exact(real_qa: QA, question: str) -> None:
     answer = real_qa.answer(question)
+    no_fallback(answer)
     for passage in (*answer.passages, *answer.citations):
         _exact(real_qa, passage)
     for i, p in enumerate(answer.passages):
@@ -58,10 +62,12 @@ def test_every_offset_is_exact(real_qa: QA, question: str) -> None:
 
 def test_follow_up_resolves_the_pronoun(real_qa: QA) -> None:
     first = real_qa.answer("Who is the Taliban's spokesman?")
+    read_by_model(first)
     assert first.short == "Suhail Shaheen"
     question = "Which agency did he speak to?"
     follow = real_qa.answer(question, history=[(first.question, first)])
     alone = real_qa.answer(question)
+    read_by_model(follow)
     assert "Shaheen" in follow.query and alone.query == question
     # The conversation changes what is cited: a sentence in which Shaheen speaks to an agency.
     assert follow.answered and any("Shaheen" in c.text and re.search(r"Reuters|AFP", c.text)
@@ -73,6 +79,8 @@ def test_follow_up_cites_the_person_the_earlier_turn_named(real_qa: QA) -> None:
     first = real_qa.answer("Who is the Taliban's spokesman?")
     follow = real_qa.answer("What did he tweet?", history=[(first.question, first)])
     alone = real_qa.answer("What did he tweet?")
+    read_by_model(first)
+    read_by_model(follow)
     # Two men tweeted; "he" is the spokesman the turn before named, so only his tweet is cited.
     assert follow.answered and follow.citations
     assert all("Shaheen" in c.text and "Seddiqi" not in c.text for c in follow.citations)
@@ -85,6 +93,7 @@ def test_follow_up_cites_the_person_the_earlier_turn_named(real_qa: QA) -> None:
 @pytest.mark.parametrize("question", ["🙂", "?", "12345", "x" * 20_000])
 def test_a_question_with_nothing_to_answer_is_refused(real_qa: QA, question: str) -> None:
     answer = real_qa.answer(question)
+    no_fallback(answer)
     assert not answer.answered and answer.text == qa.NOT_COVERED and answer.citations == ()
     assert len(answer.question) <= real_qa.config.max_question_chars
 
@@ -102,6 +111,7 @@ def test_incremental_build_with_the_real_model(real_qa: QA, tmp_path) -> None:
     assert report.embedded_chunks == sum(
         1 for c in engine.index.chunks if c.source.startswith("003_"))
     answer = engine.answer("Where were the talks moved to?")
+    read_by_model(answer)
     assert answer.answered and "Oslo" in answer.text
 
 
@@ -111,7 +121,9 @@ def test_corrupted_real_index_is_rebuilt(real_qa: QA, tmp_path) -> None:
     engine.build()
     (current_path(config.index_dir) / "sentence_vectors.npy").write_bytes(b"garbage")
     fresh = QA(config, embedder=real_qa.embedder)
-    assert "100" in fresh.answer("How many Taliban prisoners will be released each day?").text
+    answer = fresh.answer("How many Taliban prisoners will be released each day?")
+    read_by_model(answer)
+    assert "100" in answer.text
 
 
 def _cli(real_qa: QA, *args: str, input: str | None = None):  # CliRunner's name
@@ -125,6 +137,7 @@ def test_cli_ask_json(real_qa: QA, model_cache) -> None:  # conftest fixture
     result = _cli(real_qa, "ask", "How many Taliban prisoners will be released every day?", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
+    read_by_model(data)
     assert data["answered"] and data["short"] == "100"
     cited = data["citations"][0]
     assert set(cited) >= {"source", "title", "text", "start", "end", "score"}
@@ -147,10 +160,11 @@ def test_cli_chat_follow_up(real_qa: QA, model_cache) -> None:  # conftest fixtu
         """The chat's reply to each question (its output between the prompts)."""
         result = _cli(real_qa, "chat", input="".join(f"{q}\n" for q in questions) + "\n")
         assert result.exit_code == 0, result.output
+        assert FALLBACK not in result.output, result.output  # every reply read by the language model
         return result.output.split("\n> ")[1:len(questions) + 1]
 
     first, follow = chat("Who is the Taliban's spokesman?", "What did he tweet?")
-    assert "Short answer: Suhail Shaheen" in first
+    assert "Short answer: Suhail Shaheen" in first and "; read by " in first
     # "he" is the spokesman of the turn before: his tweet is source [1], the other man's is not cited.
     assert re.search(r"\[1\] 002_\S+ \d+-\d+ · 11 Mar 2020: The Taliban’s political spokesman, "
                      r"Suhail Shaheen,", follow)
@@ -227,8 +241,10 @@ def test_a_build_after_the_export_never_imports_torch(real_qa: QA, tmp_path) -> 
             f"index_dir={str(tmp_path / 'index')!r}))\n"
             "report = engine.build()\n"
             "print(len(report.added), engine.index.meta['embedder'], 'torch' in sys.modules,\n"
-            "      engine.answer('How many Taliban prisoners will be released every day?').short)")
-    env = {**os.environ, "QA_CACHE_DIR": str(real_qa.config.cache_dir)}
+            "      *(lambda a: (a.short, a.reader, bool(a.notice)))(\n"
+            "          engine.answer('How many Taliban prisoners will be released every day?')))")
+    env = {**os.environ, "QA_CACHE_DIR": str(real_qa.config.cache_dir), "QA_READER": "lm",
+           "QA_READ_TIMEOUT": str(real_qa.config.read_timeout)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=300, check=True)
-    assert out.stdout.split() == ["4", "OnnxEmbedder", "False", "100"], out.stderr
+    assert out.stdout.split() == ["4", "OnnxEmbedder", "False", "100", "lm", "False"], out.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from reading import read_by_model
 
 import qa
 from qa.cluster.serve import MAX_BODY, QAService
@@ -62,6 +63,7 @@ def test_bad_bodies_are_one_line_4xx_errors(service: QAService) -> None:
 def test_ask_follows_the_history_it_is_given(service: QAService) -> None:
     status, first = _call(service, "POST", "/ask", {"question": "Who is the Taliban's spokesman?"})
     assert status == 200 and first["short"] == "Suhail Shaheen"
+    read_by_model(first)
     question = "What did he tweet?"
     alone = _call(service, "POST", "/ask", {"question": question})[1]
     assert "Seddiqi" in alone["citations"][0]["text"]  # two men tweeted
@@ -71,6 +73,7 @@ def test_ask_follows_the_history_it_is_given(service: QAService) -> None:
                     [["Who is the Taliban's spokesman?", first["text"]]]):
         status, follow = _call(service, "POST", "/ask", {"question": question, "history": history})
         assert status == 200 and follow["answered"], history
+        read_by_model(follow)
         cited = [c["text"] for c in follow["citations"]]
         assert all("Shaheen" in c and "Seddiqi" not in c for c in cited), history
 

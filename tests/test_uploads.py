@@ -14,6 +14,7 @@ from pathlib import Path
 import bombs
 import pytest
 from net import serving
+from reading import read_by_model
 
 import qa
 from qa.articles.uploads import check_upload, may_upload, safe_name
@@ -172,6 +173,7 @@ def test_two_concurrent_uploads_are_both_indexed(open_server: tuple[str, qa.QA],
     client = Client(url, verbose=False)
     answer = client.predict("How many passengers did the Tollby2 ferry carry on its first crossing?",
                             api_name="/ask")
+    read_by_model(answer)
     assert answer["answered"] and "402" in answer["text"]
 
 
@@ -236,6 +238,7 @@ def test_questions_are_answered_while_uploads_rebuild(real_qa: qa.QA, tmp_path: 
         upload.start()
         assert tagger.waiting.wait(120), "the upload's build never reached tagging"
         during, index = _asked(engine, "How many Taliban prisoners will be released each day?")
+        read_by_model(during)
         assert during.answered and during.short == "100" and index.path == old
         ferry = f"How many passengers did the Tollby{n} ferry carry on its first crossing?"
         assert f"ferry_{n}.txt" not in {p.source for p in _asked(engine, ferry)[0].passages}
@@ -243,6 +246,7 @@ def test_questions_are_answered_while_uploads_rebuild(real_qa: qa.QA, tmp_path: 
         upload.join(120)
         assert not upload.is_alive()
         after, index = _asked(engine, ferry)
+        read_by_model(after)
         assert index.path != old and after.citations[0].source == f"ferry_{n}.txt"
         assert str(400 + n) in after.citations[0].text
 
