@@ -174,9 +174,13 @@ def test_cli_chat_follow_up(real_qa: QA, model_cache) -> None:  # conftest fixtu
 
 
 def test_missing_seeds_folder_cli(tmp_path) -> None:
-    result = CliRunner().invoke(main, ["--seeds", str(tmp_path / "none"),
-                                       "--index", str(tmp_path / "ix"), "ask", "hello?"])
-    assert result.exit_code == 2 and "does not exist" in result.output
+    folders = ["--seeds", str(tmp_path / "none"), "--index", str(tmp_path / "ix")]
+    # Asked before any build, the index it names is missing: one line naming the command to make it.
+    result = CliRunner().invoke(main, [*folders, "ask", "hello?"])
+    assert result.exit_code == 2 and result.output.startswith(f"Error: no index at {tmp_path / 'ix'}")
+    assert len(result.output.strip().splitlines()) == 1
+    result = CliRunner().invoke(main, [*folders, "build"])
+    assert result.exit_code == 2 and f"articles folder {tmp_path / 'none'} does not exist" in result.output
 
 
 def test_onnx_query_path_agrees_with_sentence_transformers(real_qa: QA) -> None:
