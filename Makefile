@@ -73,8 +73,12 @@ $(EVAL_STAMP): $(STAMP)
 
 setup: $(STAMP)
 
+# The browser tests drive Debian's Chromium at /usr/bin/chromium (tests/net.py), and fail without it.
+CHROMIUM := /usr/bin/chromium
 browser:
-	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+	@test -x $(CHROMIUM) || (echo "[browser] Debian's chromium, for the browser tests"; \
+	  apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+	@test -x $(CHROMIUM) || (echo "$(CHROMIUM) is still missing: install Debian's chromium package"; exit 1)
 
 index: setup
 	$(VENV)/bin/qa build
@@ -82,8 +86,9 @@ index: setup
 chat: index
 	$(PY) app.py
 
+# FAST=1: the tests that need no real model, server or browser (docs/development.md).
 test: $(TEST_STAMP) browser
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(if $(FAST),-m "not slow")
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check qa tests eval app.py

@@ -1,5 +1,6 @@
-"""Real article files for the format tests: a saved news page, its PDF printed by Chromium, a Word
-file, RSS and Atom feeds, and the PDFs that must be refused (encrypted, image-only)."""
+"""Real article files for the format tests: a saved news page, its PDF printed by Chromium or typeset
+without a browser, a Word file, RSS and Atom feeds, and the PDFs that must be refused (encrypted,
+image-only)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,36 @@ def _print_pdf(folder: Path, name: str) -> Path:
         tab.goto(html.as_uri())
         tab.pdf(path=str(path), format="A4")
     html.unlink()
+    return path
+
+
+# What the page shows a reader, as lines of the typeset PDF: its headline, byline and paragraphs.
+ARTICLE = ["Afghanistan to free Taliban prisoners", "By Jane Doe, March 11, 2020", "",
+           f"KABUL (Reuters) - {SENTENCE}", "",
+           "The release is part of a deal signed in Doha between the United States and the Taliban last "
+           "month, which calls for up to 5,000 prisoners to be freed before talks begin.", "",
+           "Suhail Shaheen, a spokesman for the Taliban political office in Qatar, said the group would "
+           "verify the identities of all the prisoners before accepting them."]
+
+
+def typeset_pdf(folder: Path, name: str = "report.pdf") -> Path:
+    """The page's article as a one-page PDF with a text layer (Helvetica, 11 pt), written by pypdf
+    without a browser: for the tests of `qa add` whose subject is not Chromium's printing."""
+    import textwrap
+
+    import pypdf
+    from bombs import _pdf
+
+    lines = [wrapped for line in ARTICLE for wrapped in (textwrap.wrap(line, 88) or [""])]
+    shown = "".join("(" + line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ") Tj T*\n"
+                    for line in lines)
+    raw = _pdf(folder / f"_{name}", [f"BT /F1 11 Tf 14 TL 56 770 Td\n{shown}ET\n".encode("latin-1")])
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(raw))  # re-written whole by the library
+    writer.add_metadata({"/Title": ARTICLE[0], "/Author": "Jane Doe"})
+    path = folder / name
+    with path.open("wb") as fh:
+        writer.write(fh)
+    raw.unlink()
     return path
 
 

@@ -157,6 +157,13 @@ def real_copy(real_qa: QA, model_cache: Path, tmp_path: Path) -> dict[str, str]:
             "QA_CACHE_DIR": str(model_cache)}
 
 
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the browser tests save their screenshots: a temporary folder of the session (pytest
+    keeps the last three runs' under its base temp folder, e.g. /tmp/pytest-of-$USER/pytest-N/shots0)."""
+    return tmp_path_factory.mktemp("shots")
+
+
 REAL = {"real_qa", "real_runtime", "onnx_cache", "model_cache", "real_copy"}
 
 

@@ -1,12 +1,12 @@
 """The tests' real servers and browser: a free loopback port, the chat app served on it, and
-Debian's Chromium opened on it."""
+Debian's Chromium opened on it (a test that needs it fails without it, saying how to install it)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import qa
@@ -17,18 +17,34 @@ if TYPE_CHECKING:
 
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    """A TCP port on 127.0.0.1 that the OS chose and nothing listens on right now (a server
+    given it may still lose it to another process: ``launched`` tries again)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+TRIES = 5  # ports tried before a server is said not to start
+
+
+def launched(start: Callable[[int], None]) -> int:
+    """The port start(port) began listening on: a port from the OS, another if it was taken meanwhile."""
+    for attempt in range(TRIES):
+        port = free_port()
+        try:
+            start(port)
+            return port
+        except OSError:
+            if attempt == TRIES - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 @contextlib.contextmanager
 def serving(engine: qa.QA) -> Iterator[str]:
     """The chat app over engine, launched as `app.py` does (sign-in, limits), on loopback."""
     demo = chat.build_demo(engine)
-    port = free_port()
-    chat.launch(demo, engine.config, "127.0.0.1", port, prevent_thread_lock=True)
+    port = launched(lambda p: chat.launch(demo, engine.config, "127.0.0.1", p, prevent_thread_lock=True))
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:
@@ -40,17 +56,21 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
+MISSING = "Debian's chromium is not at {}: install it with `make browser` (apt-get install chromium)"
+
+
 def needs_chromium() -> None:
-    """Skip the calling test when Debian's Chromium is not installed."""
+    """Fail the calling test, in one line saying how to install it, when Debian's Chromium is missing:
+    a browser test that skipped would hide what it checks."""
     import pytest
 
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is missing: run `make browser`")
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(MISSING.format(CHROMIUM), pytrace=False)
 
 
 @contextlib.contextmanager
 def chromium() -> Iterator[Browser]:
-    """Debian's Chromium, headless, driven by Playwright (the test skips without it)."""
+    """Debian's Chromium, headless, driven by Playwright (the test fails without it)."""
     from playwright.sync_api import sync_playwright
 
     needs_chromium()

@@ -12,7 +12,7 @@ from pathlib import Path
 import gradio as gr
 import pytest
 from conftest import REAL_READ_TIMEOUT
-from net import chat_page, free_port
+from net import chat_page, launched
 from playwright.sync_api import Page
 from reading import no_fallback, read_by_model
 
@@ -21,7 +21,6 @@ import qa
 from qa.surfaces import chat, render
 
 ROOT = Path(__file__).parent.parent
-SHOTS = ROOT / "test-output"
 EVIL = ('<img src=x onerror="window.__pwned=1"> <script>window.__pwned=1</script> '
         "[link](javascript:window.__pwned=1)")
 
@@ -89,15 +88,14 @@ def engine(tmp_path_factory: pytest.TempPathFactory, onnx_cache: Path) -> qa.QA:
 @pytest.fixture(scope="module")
 def server(engine: qa.QA) -> Iterator[str]:
     demo = chat.build_demo(engine)
-    port = free_port()
-    demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True)
+    port = launched(lambda p: demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=p,
+                                          quiet=True))
     yield f"http://127.0.0.1:{port}/"
     demo.close()
 
 
 @pytest.fixture(scope="module")
 def page(server: str) -> Iterator[Page]:
-    SHOTS.mkdir(exist_ok=True)
     with chat_page(server) as pg:
         yield pg
 
@@ -131,7 +129,7 @@ def new_chat(page: Page) -> None:
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_answer_with_highlighted_source(page: Page) -> None:
+def test_answer_with_highlighted_source(page: Page, shots: Path) -> None:
     new_chat(page)  # no earlier question to be read as context, whichever test ran before
     reply = ask(page, "How many Taliban prisoners will be released each day?")
     assert "100" in reply
@@ -156,7 +154,7 @@ def test_answer_with_highlighted_source(page: Page) -> None:
         " return b.height > 0 && b.top <= m.top && m.bottom <= b.bottom; }",
         arg=[sources.first.locator(".qa-article").element_handle(), full_mark.element_handle()],
         timeout=10_000)
-    page.screenshot(path=str(SHOTS / "chat-1-answer.png"), full_page=True)
+    page.screenshot(path=str(shots / "chat-1-answer.png"), full_page=True)
 
 
 def cited(page: Page) -> list[str]:
@@ -181,7 +179,7 @@ def test_the_short_answer_follows_the_cited_sentences(page: Page) -> None:
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_follow_up_uses_the_conversation(page: Page) -> None:
+def test_follow_up_uses_the_conversation(page: Page, shots: Path) -> None:
     new_chat(page)
     page.click("text=Who is the Taliban's spokesman?")  # an example button asks at once
     # The follow-up is asked once the first answer is whole (read), as a person would.
@@ -192,7 +190,7 @@ def test_follow_up_uses_the_conversation(page: Page) -> None:
     follow = cited(page)
     # "he" is the spokesman the chat just named: a sentence where Shaheen talks to an agency is cited.
     assert any("Shaheen" in s and re.search(r"Reuters|AFP", s) for s in follow), follow
-    page.screenshot(path=str(SHOTS / "chat-2-follow-up.png"), full_page=True)
+    page.screenshot(path=str(shots / "chat-2-follow-up.png"), full_page=True)
     new_chat(page)
     ask(page, "Which agency did he speak to?")  # the same words with no conversation before them
     assert cited(page) != follow
@@ -211,19 +209,19 @@ def test_near_miss_says_what_is_missing(page: Page) -> None:
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_off_topic_is_not_covered(page: Page) -> None:
+def test_off_topic_is_not_covered(page: Page, shots: Path) -> None:
     new_chat(page)
     reply = ask(page, "What is the capital of France?")
     assert qa.NOT_COVERED in reply and "Closest articles" in reply
     closest = page.locator(".qa-not-covered details.qa-closest").last
     assert closest.count() == 1 and closest.get_attribute("open") is None  # folded: titles only
     assert page.locator(".qa-not-covered").count() == 1
-    page.screenshot(path=str(SHOTS / "chat-3-not-covered.png"), full_page=True)
+    page.screenshot(path=str(shots / "chat-3-not-covered.png"), full_page=True)
 
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_upload_then_ask(page: Page, tmp_path: Path) -> None:
+def test_upload_then_ask(page: Page, tmp_path: Path, shots: Path) -> None:
     new_chat(page)
     article = tmp_path / "quillfeather_bakery.txt"
     article.write_text("Quillfeather Bakery Opens In Marrowdale\n\nThe Quillfeather bakery in Marrowdale "
@@ -233,12 +231,12 @@ def test_upload_then_ask(page: Page, tmp_path: Path) -> None:
     assert "quillfeather_bakery.txt" in page.inner_text("#qa-articles")
     reply = ask(page, "How many loaves does the Quillfeather bakery sell every morning?")
     assert "240" in reply and "quillfeather_bakery.txt" in reply
-    page.screenshot(path=str(SHOTS / "chat-4-upload.png"), full_page=True)
+    page.screenshot(path=str(shots / "chat-4-upload.png"), full_page=True)
 
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_untrusted_text_stays_literal(page: Page, tmp_path: Path) -> None:
+def test_untrusted_text_stays_literal(page: Page, tmp_path: Path, shots: Path) -> None:
     new_chat(page)
     article = tmp_path / "zorblax.md"
     article.write_text(f"Zorblax Festival <script>window.__pwned=1</script> Report\n\n"
@@ -258,12 +256,12 @@ def test_untrusted_text_stays_literal(page: Page, tmp_path: Path) -> None:
     assert page.evaluate("typeof window.__pwned") == "undefined"
     assert page.locator('a[href^="javascript:"]').count() == 0
     assert page.locator("#qa-chat img, #qa-articles img, #qa-chat script").count() == 0
-    page.screenshot(path=str(SHOTS / "chat-5-untrusted.png"), full_page=True)
+    page.screenshot(path=str(shots / "chat-5-untrusted.png"), full_page=True)
 
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_bad_uploads_leave_the_index_working(page, tmp_path: Path, engine: qa.QA) -> None:
+def test_bad_uploads_leave_the_index_working(page, tmp_path: Path, engine: qa.QA, shots: Path) -> None:
     new_chat(page)
     before = set(engine.index.articles)
     pdf = tmp_path / "report.pdf"
@@ -276,7 +274,7 @@ def test_bad_uploads_leave_the_index_working(page, tmp_path: Path, engine: qa.QA
     assert "empty" in upload(page, empty)
     assert "over the 1 MB limit" in upload(page, huge)
     assert page.locator(".qa-status-error").count() == 1
-    page.screenshot(path=str(SHOTS / "chat-6-bad-upload.png"), full_page=True)
+    page.screenshot(path=str(shots / "chat-6-bad-upload.png"), full_page=True)
     assert set(engine.index.articles) == before
     assert not (engine.config.seeds_dir / "huge.txt").exists()
     assert "100" in ask(page, "How many Taliban prisoners will be released each day?")

@@ -412,7 +412,7 @@ def test_a_parquet_corpus_is_read_like_json_lines(cluster, corpus, single, tmp_p
     (["serve", "--ray", "auto", "--host", "0.0.0.0"], "set QA_SERVE_TOKEN"),
     (["build", "--corpus", "seeds"], "--corpus is read on a Ray cluster: add --ray ADDRESS"),
     (["build", "--ray", "localhost"], "--ray 'localhost' is not HOST:PORT or auto"),
-    (["build", "--ray", f"127.0.0.1:{free_port()}"], "no Ray cluster at 127.0.0.1:"),
+    (["build", "--ray", "127.0.0.1:{free}"], "no Ray cluster at 127.0.0.1:"),  # a port free when run
     (["serve", "--ray", "auto"], "no index in"),
 ])
 def test_cli_mistakes_are_one_line_errors(args, message, tmp_path):
@@ -420,6 +420,7 @@ def test_cli_mistakes_are_one_line_errors(args, message, tmp_path):
     qa = Path(sys.executable).with_name("qa")
     (tmp_path / "seeds").mkdir()  # a folder of articles there is, read without --ray
     env = {k: v for k, v in os.environ.items() if k != "QA_SERVE_TOKEN"}
+    args = [a.replace("{free}", str(free_port())) for a in args]
     result = subprocess.run([str(qa), "--index", str(tmp_path / "none"), *args], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=120)
     output = result.stdout + result.stderr

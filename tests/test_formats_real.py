@@ -70,17 +70,15 @@ def _cli(engine: qa.QA, *args: str):
     return CliRunner().invoke(main, ["--seeds", str(cfg.seeds_dir), "--index", str(cfg.index_dir), *args])
 
 
-@pytest.mark.browser  # the encrypted PDF is one Chromium printed
 def test_cli_add_ask_since_until_and_json(real_qa: qa.QA, tmp_path: Path, model_cache: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    needs_chromium()
     monkeypatch.setenv("QA_READER", "spans")  # as in the chat test below: the dates, not the reader
     made = tmp_path / "made"
     made.mkdir()
     for name, text in DATED.items():
         (made / name).write_text(text)
     engine = engine_over(real_qa, tmp_path / "cli", ROOT / "seeds" / "000_c7bb87f1c58ab5e6.txt")
-    locked = files.encrypted_pdf(files.printed_pdf(made), made)
+    locked = files.encrypted_pdf(files.typeset_pdf(made), made)
     result = _cli(engine, "add", str(made / "march.md"), str(made / "april.md"), str(files.word(made)),
                   str(locked), str(files.rss(made)))
     assert result.exit_code == 2, result.output
@@ -144,7 +142,8 @@ def ask(page: Page, question: str, since: str = "", until: str = "") -> None:
 
 
 @pytest.mark.browser
-def test_chat_source_cards_date_filter_and_feed_upload(chat_page: tuple[Page, qa.QA], tmp_path: Path) -> None:
+def test_chat_source_cards_date_filter_and_feed_upload(chat_page: tuple[Page, qa.QA], tmp_path: Path,
+                                                       shots: Path) -> None:
     page, engine = chat_page
     ask(page, DATED_QUESTION)
     answer = page.locator(".qa-a").last
@@ -162,7 +161,7 @@ def test_chat_source_cards_date_filter_and_feed_upload(chat_page: tuple[Page, qa
     assert cards == ["march.md"]
     ask(page, DATED_QUESTION, since="2020-04-01")
     assert page.locator(".qa-a").last.locator(".qa-source .qa-file").all_inner_texts() == ["april.md"]
-    page.screenshot(path=str(ROOT / "test-output" / "chat-7-dates.png"), full_page=True)
+    page.screenshot(path=str(shots / "chat-7-dates.png"), full_page=True)
 
     feed = files.atom(tmp_path)
     with page.expect_file_chooser() as chooser:

@@ -15,7 +15,8 @@ import qa
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent
-SHOTS = ROOT / "test-output"
+# The README's screenshot and this run's may differ in the timings shown (a few words), not more.
+MOST_CHANGED = 0.03
 QUESTIONS = ["How many Taliban prisoners will be released each day?", "Who is the Taliban's spokesman?",
              "How many prisoners did Ashraf Ghani approve for release?"]
 # Where the first element matching sel in the last reply is: [top, bottom] of its box, and the
@@ -99,8 +100,10 @@ def test_bold_text_is_drawn_in_one_font(page: Page) -> None:
         assert fonts[0]["postScriptName"].endswith("-Bold" if bold else "-Regular"), (selector, fonts)
 
 
-def test_the_readmes_screenshot(page: Page) -> None:
+def test_the_readmes_screenshot(page: Page, shots: Path) -> None:
     """docs/chat.png is this picture: an answer read by the language model, its dated sources."""
+    from PIL import Image, ImageChops
+
     page.click("#qa-new-chat")
     page.wait_for_selector(".qa-empty")
     page.fill("#qa-question textarea", QUESTIONS[0])
@@ -109,6 +112,13 @@ def test_the_readmes_screenshot(page: Page) -> None:
     assert "read by the language model" in page.locator(".qa-timing").last.inner_text()
     assert "11 Mar 2020" in page.locator(".qa-byline").first.inner_text()
     page.evaluate("window.scrollTo(0, 0)")
-    SHOTS.mkdir(exist_ok=True)
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.screenshot(path=str(SHOTS / "chat.png"))
+    page.screenshot(path=str(shots / "chat.png"))
+    shown = Image.open(ROOT / "docs" / "chat.png").convert("RGB")
+    now = Image.open(shots / "chat.png").convert("RGB")
+    assert shown.size == now.size
+    # Pixels that changed by more than a shade: the timings' digits, nothing of the layout or text.
+    changed = ImageChops.difference(shown, now).convert("L").point(lambda v: 255 if v > 48 else 0)
+    share = changed.histogram()[255] / (now.size[0] * now.size[1])
+    assert share <= MOST_CHANGED, (f"{share:.1%} of docs/chat.png differs from the page: if the page is "
+                                   f"right, copy {shots / 'chat.png'} to docs/chat.png")

@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import SEEDS
+from conftest import REAL_READ_TIMEOUT, SEEDS
 from net import free_port
 
 from qa.articles.load import load_articles
@@ -68,8 +68,9 @@ def test_the_seeds_are_dated_and_the_eval_copy_matches() -> None:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A fresh project for each test (so none sees another's index): the shipped seeds and `.venv`."""
+def project(tmp_path: Path, model_cache: Path) -> Path:
+    """A fresh project for each test (so none sees another's index): the shipped seeds and `.venv`;
+    its commands use the tests' model cache (the reader's model linked in read-only)."""
     root = tmp_path / "project"
     shutil.copytree(SEEDS, root / "seeds")
     (root / ".venv").symlink_to(BIN.parent)
@@ -77,8 +78,10 @@ def project(tmp_path: Path) -> Path:
 
 
 def _env(root: Path) -> dict[str, str]:
-    # As a new user has it: no QA_* settings (the machine's model cache, the project found from here).
-    return {**{k: v for k, v in os.environ.items() if not k.startswith("QA_")}, "HF_HUB_OFFLINE": "1"}
+    # As a new user has it: no QA_* settings (the project found from here, the default reader), but
+    # the tests' model cache, never ~/.cache/qa, and time enough to read on a loaded machine.
+    kept = {"QA_CACHE_DIR": os.environ["QA_CACHE_DIR"], "QA_READ_TIMEOUT": str(REAL_READ_TIMEOUT)}
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("QA_")}, **kept, "HF_HUB_OFFLINE": "1"}
 
 
 def _run(root: Path, line: str, stdin: str = "", timeout: float = 600) -> subprocess.CompletedProcess:
@@ -91,12 +94,12 @@ def _run(root: Path, line: str, stdin: str = "", timeout: float = 600) -> subpro
 
 @pytest.mark.slow
 def test_the_command_lines_run_as_written(project: Path) -> None:
-    from article_files import printed_pdf, rss
+    from article_files import rss, typeset_pdf
 
     [block] = section("## Command line", "bash")
     lines = [line for line in block.splitlines() if line.strip()]
     # `qa add`'s example names the user's files: give it such files.
-    printed_pdf(project).rename(project / "report.pdf")
+    typeset_pdf(project, "report.pdf")
     (project / "feeds").mkdir()
     rss(project / "feeds")
     seen: dict[str, str] = {}

@@ -18,6 +18,7 @@ from conftest import DATA, FakeEmbedder
 from net import serving
 
 import qa
+from qa.errors import FAILED
 from qa.surfaces import chat, throttle
 
 USERS = {"alice": "alice-pass-1", "bob": "bob-pass-2"}
@@ -26,8 +27,8 @@ RESPOND = 0  # the chat's ask button: respond(question, turns, use_llm, since, u
 
 def _engine(tmp: Path, **settings: object) -> qa.QA:
     shutil.copytree(DATA, tmp / "seeds")
-    config = qa.Config(seeds_dir=tmp / "seeds", index_dir=tmp / "index", chunk_size=200, chunk_overlap=40,
-                       min_evidence=0.3, **settings)
+    config = qa.Config(seeds_dir=tmp / "seeds", index_dir=tmp / "index", cache_dir=tmp / "cache",
+                       chunk_size=200, chunk_overlap=40, min_evidence=0.3, reader="spans", **settings)
     engine = qa.QA(config, embedder=FakeEmbedder())
     engine.build()
     return engine
@@ -106,6 +107,30 @@ def test_refused_api_calls_log_one_line_and_no_traceback(open_url: str, capfd, c
     assert "Traceback" not in err, err[-2000:]
     refused = [r for r in caplog.records if "/ask refused" in r.getMessage()]
     assert len(refused) == 3 and all("\n" not in r.getMessage() for r in refused)
+
+
+def test_a_failure_inside_the_server_is_one_log_line_and_one_generic_message(
+        open_url: str, capfd, caplog, monkeypatch) -> None:
+    from gradio_client import Client
+    from gradio_client.exceptions import AppError
+
+    def broken(self: qa.QA, question: str, *args: object, **kwargs: object) -> qa.Answer:
+        raise RuntimeError("index 7 is out of bounds\nfor axis 0 with size 3")  # a bug, say numpy's
+
+    monkeypatch.setattr(qa.QA, "answer", broken)
+    monkeypatch.setattr(qa.QA, "stream", broken)
+    where = f"RuntimeError at {Path(__file__).name}:{broken.__code__.co_firstlineno + 1}"
+    with caplog.at_level(logging.INFO, logger="qa.app"):
+        with pytest.raises(AppError) as err:
+            Client(open_url, verbose=False).predict("How many prisoners?", api_name="/ask")
+        status, outputs, _ = join(open_url, ["How many prisoners?", None, False, "", ""], uuid.uuid4().hex)
+    assert err.value.message == FAILED  # the client learns nothing of the server's insides
+    assert status == 200 and FAILED in outputs[0] and "out of bounds" not in outputs[0]
+    failed = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    said = f"{where}: index 7 is out of bounds for axis 0 with size 3"  # one line, the newline gone
+    assert failed == [f"/ask failed for address 127.0.0.1: {said}",
+                      f"question failed for address 127.0.0.1: {said}"], failed
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def _sign_in(url: str, user: str, password: str) -> httpx.Response:
