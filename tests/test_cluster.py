@@ -154,7 +154,9 @@ def _worker_pids(cluster: LocalCluster, title: str) -> list[int]:
     return found
 
 
-def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, tmp_path, onnx_cache):
+def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, tmp_path, onnx_cache,
+                                                                monkeypatch):
+    import qa.cluster.build as cluster_build
     from qa.cluster.build import build_on_ray
     from qa.text.chunk import chunk_article
 
@@ -165,26 +167,41 @@ def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, 
     big = tmp_path / "big.jsonl"
     big.write_text("".join(json.dumps({**r, "id": f"{n}-{r['id']}"}) + "\n"
                            for n in range(copies) for r in rows))
+    # The build's own progress: each article's result as the driver takes it from the pool.
+    taken: list[str] = []
+    first = threading.Event()
+    unpack = cluster_build.unpack
+
+    def counted(payload):
+        taken.append("piece")
+        first.set()
+        return unpack(payload)
+
+    monkeypatch.setattr(cluster_build, "unpack", counted)
+    events: list[tuple[str, int]] = []  # ("kill", pieces taken by then), ("returned", ...), in order
     killed: list[int] = []
 
     def kill_one() -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not killed:
-            for pid in _worker_pids(cluster, "ArticleWorker"):
-                time.sleep(4)  # into its first batches
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    continue  # it ended meanwhile: take the next one
-                killed.append(pid)
-                break
-            time.sleep(0.2)
+        if not first.wait(300):  # the pool has done its first batch: the actors are mid-build
+            return
+        for pid in _worker_pids(cluster, "ArticleWorker"):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                continue  # it ended meanwhile: take the next one
+            killed.append(pid)
+            events.append(("kill", len(taken)))
+            return
 
     killer = threading.Thread(target=kill_one, daemon=True)
     killer.start()
     report = build_on_ray(_config(onnx_cache, tmp_path / "index"), cluster.address, big)
-    killer.join(5)
+    events.append(("returned", len(taken)))
+    killer.join(30)
     assert killed, "no ArticleWorker actor was seen to kill"
+    # The kill landed while the build ran, and articles were still taken from the pool after it.
+    (kill, before), (returned, after) = events
+    assert (kill, returned) == ("kill", "returned") and before < after and after >= len(rows) * copies, events
     built = load_index(tmp_path / "index")
     expected = copies * sum(len(chunk_article(a)) for a in corpus[1])
     assert report.embedded_chunks == len(built.chunks) == expected

@@ -127,16 +127,19 @@ def test_a_failed_build_leaves_nothing(fake_qa: qa.QA, monkeypatch: pytest.Monke
 
 # ---- The real model behind a real server ------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def open_server(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, qa.QA]]:
-    """Uploads on for everyone, no sign-in, on loopback, over a private copy of seeds/."""
-    root = tmp_path_factory.mktemp("uploads")
-    shutil.copytree(SEEDS, root / "seeds")
-    config = real_qa.config.replace(seeds_dir=root / "seeds", index_dir=root / "index", uploads=True, rate=0)
-    engine = qa.QA(config, embedder=real_qa.embedder)
+@pytest.fixture
+def open_server(real_qa: qa.QA, tmp_path: Path) -> Iterator[tuple[str, qa.QA, GatedTagger]]:
+    """Uploads on for everyone, no sign-in, on loopback, over a private copy of seeds/ (each test's
+    own: no upload is left for the next); its builds tag through a gate that is open."""
+    shutil.copytree(SEEDS, tmp_path / "seeds")
+    config = real_qa.config.replace(seeds_dir=tmp_path / "seeds", index_dir=tmp_path / "index", uploads=True,
+                                    rate=0)
+    tagger = GatedTagger(config.nlp)
+    tagger.go.set()
+    engine = qa.QA(config, embedder=real_qa.embedder, tagger=tagger)
     engine.build()
     with serving(engine) as url:
-        yield url, engine
+        yield url, engine, tagger
 
 
 def _article(n: int) -> bytes:
@@ -146,15 +149,32 @@ def _article(n: int) -> bytes:
 
 
 @pytest.mark.slow
-def test_two_concurrent_uploads_are_both_indexed(open_server: tuple[str, qa.QA], tmp_path: Path) -> None:
+def test_two_concurrent_uploads_are_both_indexed(open_server: tuple[str, qa.QA, GatedTagger], tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from gradio_client import Client, handle_file
 
-    url, engine = open_server
+    url, engine, tagger = open_server
     paths = []
     for n in (1, 2):
-        paths.append(tmp_path / f"ferry_{n}.txt")
+        paths.append(tmp_path / "sent" / f"ferry_{n}.txt")
+        paths[-1].parent.mkdir(exist_ok=True)
         paths[-1].write_bytes(_article(n))
     statuses: dict[str, str] = {}
+    # The barrier: the first upload is held in its build (holding the folder) until the second one
+    # is inside the server's add_article too; uploads handled one after the other never get there.
+    inside: list[str] = []
+    both = threading.Condition()
+    add = engine.add_article
+
+    def counted(name: str, *args: object, **kwargs: object) -> object:
+        with both:
+            inside.append(name)
+            both.notify_all()
+        return add(name, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "add_article", counted)
+    tagger.go.clear()
+    tagger.waiting.clear()
 
     def send(path: Path) -> None:
         client = Client(url, verbose=False)
@@ -163,6 +183,12 @@ def test_two_concurrent_uploads_are_both_indexed(open_server: tuple[str, qa.QA],
     threads = [threading.Thread(target=send, args=(p,)) for p in paths]
     for t in threads:
         t.start()
+    try:
+        assert tagger.waiting.wait(120), "no upload's build reached tagging"
+        with both:
+            assert both.wait_for(lambda: len(inside) == 2, 120), f"the uploads did not overlap: {inside}"
+    finally:
+        tagger.go.set()
     for t in threads:
         t.join(timeout=180)
     for p in paths:
@@ -210,10 +236,11 @@ def _asked(engine: qa.QA, question: str) -> tuple[qa.Answer, object]:
 
 
 @pytest.mark.slow
-def test_a_compressed_bomb_upload_is_refused_at_once(open_server: tuple[str, qa.QA], tmp_path: Path) -> None:
+def test_a_compressed_bomb_upload_is_refused_at_once(open_server: tuple[str, qa.QA, GatedTagger],
+                                                     tmp_path: Path) -> None:
     from gradio_client import Client, handle_file
 
-    url, engine = open_server
+    url, engine, _ = open_server
     before = _state(engine)
     bomb = bombs.docx_bomb(tmp_path, chars=50_000_000)
     status = Client(url, verbose=False).predict(handle_file(str(bomb)), api_name="/upload")[0]
