@@ -15,6 +15,8 @@ class FakeLLM:
         self.reply, self.chunks, self.stall, self.trickle = reply, chunks, stall, trickle
         self.requests: list[dict] = []
         self.release = threading.Event()  # set at shutdown so a stalled handler returns
+        self.replied = threading.Event()  # a whole reply was sent
+        self.hung_up = threading.Event()  # a client closed the connection while the reply was sent
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -63,8 +65,9 @@ class FakeLLM:
                         time.sleep(0.01)
                     self._event({}, finish="stop")
                     self.wfile.write(b"data: [DONE]\n\n")
+                    fake.replied.set()
                 except (BrokenPipeError, ConnectionResetError):
-                    pass
+                    fake.hung_up.set()
 
             def _event(self, delta: dict, finish: str | None = None) -> None:
                 chunk = {"id": "fake", "object": "chat.completion.chunk", "created": 0, "model": "fake",

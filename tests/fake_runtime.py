@@ -11,13 +11,16 @@ from qa.llm.base import Completion, Messages, Token
 
 class FakeRuntime:
     """Replies with ``reply(messages)`` (a phrase, or "not in the articles"), each word one token
-    of probability ``p``; records every request; ``delay`` seconds per call, ``fail`` raises."""
+    of probability ``p``; records every request; ``delay`` seconds per call, and with ``hold`` each
+    call waits for a release of it (``reading`` is set once a call is under way); ``fail`` raises."""
 
     name = "fake-lm"
 
     def __init__(self, reply: str | Callable[[Messages], str] = "not in the articles", p: float = 0.9,
-                 delay: float = 0.0, fail: Exception | None = None) -> None:
-        self.reply, self.p, self.delay, self.fail = reply, p, delay, fail
+                 delay: float = 0.0, fail: Exception | None = None,
+                 hold: threading.Semaphore | None = None) -> None:
+        self.reply, self.p, self.delay, self.fail, self.hold = reply, p, delay, fail, hold
+        self.reading = threading.Event()
         self.requests: list[dict] = []
         self._lock = threading.Lock()
 
@@ -29,6 +32,9 @@ class FakeRuntime:
 
         with self._lock:
             self.requests.append({"messages": messages, "max_tokens": max_tokens, "grammar": grammar})
+        self.reading.set()
+        while self.hold is not None and not self.hold.acquire(timeout=0.01) and not (give_up and give_up()):
+            pass
         waited = 0.0
         while waited < self.delay and not (give_up and give_up()):  # a slow model, stopped when given up
             time.sleep(min(0.01, self.delay - waited))

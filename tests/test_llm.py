@@ -131,22 +131,29 @@ def test_off_topic_is_refused_before_any_llm_call(llm_qa: qa.QA) -> None:
 
 
 def test_unreachable_server_falls_back_with_a_notice(llm_qa: qa.QA) -> None:
-    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
+    # A port bound and not listening: connections to it are refused for as long as it is held.
+    with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    began = time.monotonic()
-    answer = _with(llm_qa, f"http://127.0.0.1:{port}/v1").answer_llm(QUESTION)
-    assert time.monotonic() - began < 5
+        began = time.monotonic()
+        engine = _with(llm_qa, f"http://127.0.0.1:{port}/v1")
+        engine.config = engine.config.replace(llm_timeout=120.0)
+        answer = engine.answer_llm(QUESTION)
+        took = time.monotonic() - began
     assert answer.method == "extractive" and answer.answered and "did not answer" in (answer.notice or "")
+    # Refused at once, not waited out: a small share of the reply's time limit (a ratio, not a time).
+    assert took < engine.config.llm_timeout / 4, took
 
 
-@pytest.mark.parametrize("behaviour", [{"stall": 30.0}, {"trickle": True}])
+@pytest.mark.parametrize("behaviour", [{"stall": 600.0}, {"trickle": True}])
 def test_slow_server_times_out_without_hanging(llm_qa: qa.QA, behaviour: dict) -> None:
     with FakeLLM(**behaviour) as server:
-        began = time.monotonic()
         answer = _with(llm_qa, server.url).answer_llm(QUESTION)
-        elapsed = time.monotonic() - began
-    assert elapsed < 6, f"took {elapsed:.1f} s with a 2 s timeout"
+        # The event, not a clock: the answer came while the server still stalled (it replies after
+        # 600 s) or trickled (it never finishes), and the client hung up on a trickle.
+        assert not server.replied.is_set()
+        if behaviour.get("trickle"):
+            assert server.hung_up.wait(60), "the client never closed the trickling reply"
     assert answer.method == "extractive" and answer.answered and "did not answer" in (answer.notice or "")
 
 

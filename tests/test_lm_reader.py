@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from fake_runtime import FakeRuntime
+from reading import fell_back
 
 from qa import QA, Config
 from qa.answering.compose import BY_SENTENCE, DECLINED, UNVERIFIED
@@ -231,11 +232,13 @@ def test_the_reader_setting_is_checked() -> None:
 
 def test_a_slow_model_past_the_read_timeout_gives_the_span_answer_with_a_notice(
         tiny_config: Config, fake_embedder: object) -> None:
-    runtime = FakeRuntime("40,000", delay=30.0)
+    runtime = FakeRuntime("40,000", delay=600.0)
     engine = QA(tiny_config.replace(reader="lm", read_timeout=0.3), embedder=fake_embedder, runtime=runtime)
     answer = engine.answer("How many cars cross the bridge every day?")
-    assert answer.answered and answer.reader == "spans" and answer.short and "40,000" in answer.short
-    assert "QA_READ_TIMEOUT" in (answer.notice or "") and answer.timings["read_ms"] < 5000
+    assert answer.answered and answer.short and "40,000" in answer.short
+    assert "QA_READ_TIMEOUT" in fell_back(answer)
+    # Given up at the timeout, not after the model: it was asked once and its 600 s are far off.
+    assert len(runtime.requests) == 1 and answer.timings["read_ms"] < runtime.delay * 1000 / 10
 
 
 def test_questions_at_once_are_all_read_and_exact(tiny_config: Config, fake_embedder: object) -> None:
@@ -258,16 +261,21 @@ def test_questions_at_once_are_all_read_and_exact(tiny_config: Config, fake_embe
 def test_a_waiting_question_says_where_it_is_in_line(tiny_config: Config, fake_embedder: object) -> None:
     import threading
 
-    runtime = FakeRuntime("40,000", delay=0.6)
+    runtime = FakeRuntime("40,000", hold=threading.Semaphore(0))
     engine = QA(tiny_config.replace(reader="lm"), embedder=fake_embedder, runtime=runtime)
     engine.build()
     busy = threading.Thread(target=engine.answer, args=("How many cars cross the bridge?",),
                             kwargs={"user": "a"})
     busy.start()
-    while not runtime.requests:
-        threading.Event().wait(0.01)
-    steps = list(engine.stream("How many cars cross the bridge every day?", user="b"))
-    busy.join()
+    assert runtime.reading.wait(60), "the first question never reached the model"
+    waiting = engine.stream("How many cars cross the bridge every day?", user="b")
+    steps = [next(waiting)]  # while the model still reads the first question, held
+    runtime.hold.release()  # the first is read; this one's turn comes, and it is held in turn
+    while not (steps[-1].provisional and steps[-1].ahead == 0):
+        steps.append(next(waiting))
+    runtime.hold.release()
+    steps += list(waiting)
+    busy.join(60)
     assert steps[0].provisional and steps[0].ahead == 1  # one question is read before this one
     assert any(s.provisional and s.ahead == 0 for s in steps[1:-1]) and steps[-1].short == "40,000"
 
@@ -286,10 +294,12 @@ def test_a_line_too_long_for_the_read_timeout_answers_at_once_with_the_span_read
         answers = list(pool.map(lambda u: engine.answer(question, user=f"u{u}"), range(10)))
     busy = [a for a in answers if "questions are ahead in line" in (a.notice or "")]
     assert all(a.answered and a.short and "40,000" in a.short for a in answers)
-    assert len(busy) >= 3 and sum(a.reader == "lm" for a in answers) >= 3
-    for answer in busy:  # given up when first asked, not after waiting the 2 s out
-        assert answer.reader == "spans" and "span reader" in answer.notice
-        assert answer.timings["read_ms"] < 1500
+    read = [a for a in answers if a.reader == "lm"]
+    assert len(busy) >= 3 and len(read) >= 3
+    for answer in busy:
+        fell_back(answer)
+    # Given up when first asked, not after waiting the 2 s out: the busy ones never reached the model.
+    assert len(runtime.requests) <= 3 + len(answers) - len(busy)
 
 
 def _ferry_engine(tmp_path: Path, fake_embedder: object, runtime: FakeRuntime, **texts: str) -> QA:
