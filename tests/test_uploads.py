@@ -152,6 +152,7 @@ def _article(n: int) -> bytes:
 def test_two_concurrent_uploads_are_both_indexed(open_server: tuple[str, qa.QA, GatedTagger], tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from gradio_client import Client, handle_file
+    from gradio_client.utils import Status
 
     url, engine, tagger = open_server
     paths = []
@@ -159,38 +160,32 @@ def test_two_concurrent_uploads_are_both_indexed(open_server: tuple[str, qa.QA, 
         paths.append(tmp_path / "sent" / f"ferry_{n}.txt")
         paths[-1].parent.mkdir(exist_ok=True)
         paths[-1].write_bytes(_article(n))
-    statuses: dict[str, str] = {}
     # The barrier: the first upload is held in its build (holding the folder) until the second one
-    # is inside the server's add_article too; uploads handled one after the other never get there.
+    # is at the server too, waiting in Gradio's line for uploads or inside add_article; uploads
+    # sent one after the other never get there.
     inside: list[str] = []
-    both = threading.Condition()
     add = engine.add_article
 
     def counted(name: str, *args: object, **kwargs: object) -> object:
-        with both:
-            inside.append(name)
-            both.notify_all()
+        inside.append(name)
         return add(name, *args, **kwargs)
 
     monkeypatch.setattr(engine, "add_article", counted)
     tagger.go.clear()
     tagger.waiting.clear()
-
-    def send(path: Path) -> None:
-        client = Client(url, verbose=False)
-        statuses[path.name] = client.predict(handle_file(str(path)), api_name="/upload")[0]
-
-    threads = [threading.Thread(target=send, args=(p,)) for p in paths]
-    for t in threads:
-        t.start()
+    jobs = []
     try:
-        assert tagger.waiting.wait(120), "no upload's build reached tagging"
-        with both:
-            assert both.wait_for(lambda: len(inside) == 2, 120), f"the uploads did not overlap: {inside}"
+        jobs.append(Client(url, verbose=False).submit(handle_file(str(paths[0])), api_name="/upload"))
+        assert tagger.waiting.wait(120), "the first upload's build never reached tagging"
+        jobs.append(Client(url, verbose=False).submit(handle_file(str(paths[1])), api_name="/upload"))
+        deadline = time.monotonic() + 120
+        while not (len(inside) == 2 or jobs[1].status().code == Status.IN_QUEUE):
+            assert time.monotonic() < deadline, f"the second upload never met the first: {inside}"
+            time.sleep(0.05)
+        assert inside == ["ferry_1.txt"] or len(inside) == 2  # the first is still held in its build
     finally:
         tagger.go.set()
-    for t in threads:
-        t.join(timeout=180)
+    statuses = {p.name: job.result(timeout=300)[0] for p, job in zip(paths, jobs, strict=True)}
     for p in paths:
         assert f"Added {p.name}" in statuses[p.name]
         assert (engine.config.seeds_dir / p.name).read_bytes() == p.read_bytes()
