@@ -42,10 +42,33 @@ def test_build_demo_without_engine_is_lazy(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_build_demo_with_engine_starts_no_server(fake_qa: qa.QA) -> None:
+    listening = _listening()
     demo = chat.build_demo(fake_qa)
     assert isinstance(demo, gr.Blocks)
-    assert not getattr(demo, "is_running", False)
+    assert demo.is_running is False and demo.local_url is None  # Gradio's own: launch() sets them
+    assert _listening() == listening  # no new socket listens in this process
     assert "/ask" in {f"/{fn.api_name}" for fn in demo.fns.values()}
+
+
+def _listening() -> set[str]:
+    """The TCP ports this process's sockets listen on (from /proc: its socket inodes, LISTEN rows)."""
+    import os
+
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    ports = set()
+    for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            cols = row.split()
+            if cols[3] == "0A" and cols[9] in inodes:  # 0A: LISTEN
+                ports.add(cols[1].rsplit(":", 1)[1])
+    return ports
 
 
 def test_answer_html_escapes_and_marks(fake_qa: qa.QA) -> None:

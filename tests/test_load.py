@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -63,8 +64,25 @@ def test_kill_9_of_qa_build_keeps_a_whole_index(corpus_root: Path, model_cache: 
 
 
 def test_kill_9_of_an_uploads_build_changes_nothing(corpus_root: Path, model_cache: Path) -> None:
+    from eval.perf.processes import kill_at
+
     rows = faults.kill_uploads(corpus_root, moments=2, seed=12, lines=100)
-    assert len(rows) == 2
+    # Each row passed its checks; a kill at a random moment may land once the upload is done.
+    assert len(rows) == 2 and all(r["unchanged"] or r["committed"] for r in rows), rows
+    # The kill this test makes sure of: mid-way through the upload's build, the moment it saved its
+    # first vectors (a new file in index/.partial/), so the upload was never published.
+    big = corpus_root / "big_upload.txt"  # two batches of vectors and more: the kill lands inside
+    big.write_text("\n\n".join(f"Paragraph {n}. " + " ".join(
+        f"The upload test line {n}-{m} names Quorvale item {n * 31 + m}." for m in range(6))
+        for n in range(600)))
+    partial = corpus_root / "index" / ".partial"
+    old = set(partial.glob("*.np*"))
+    before = faults.snapshot(corpus_root)
+    finished = kill_at([sys.executable, "-c", faults.UPLOAD, str(big)], corpus_root, 600,
+                       lambda: bool(set(partial.glob("*.np*")) - old))
+    assert not finished and set(partial.glob("*.np*")) - old, "the kill did not land mid-build"
+    assert faults.snapshot(corpus_root) == before  # nothing of the upload, the same index in use
+    assert "killed_upload.txt" not in faults.check_ask(corpus_root)["text"]
 
 
 def test_full_disk_gives_one_line_and_keeps_the_old_index(corpus_root: Path, model_cache: Path) -> None:
