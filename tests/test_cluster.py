@@ -227,6 +227,33 @@ def test_a_rerun_embeds_only_new_or_changed_articles(cluster, corpus, tmp_path, 
                                          if c.source in {rows[0]["id"], rows[last]["id"]})
 
 
+def test_build_ray_auto_joins_the_cluster_here_and_replace_swaps_the_corpus(cluster, corpus, tmp_path,
+                                                                         onnx_cache):
+    # As a user runs it, in its own process: --ray auto joins the cluster RAY_ADDRESS names.
+    rows = [json.loads(line) for line in corpus[0].open()][:4]
+    first, other = tmp_path / "first.jsonl", tmp_path / "other.jsonl"
+    first.write_text("".join(json.dumps(r) + "\n" for r in rows[:3]))
+    other.write_text("".join(json.dumps(r) + "\n" for r in rows[2:]))
+    qa_bin = Path(sys.executable).with_name("qa")
+    env = {**os.environ, "RAY_ADDRESS": cluster.address, "QA_CACHE_DIR": str(onnx_cache)}
+
+    def build(path: Path, *flags: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(qa_bin), "--index", str(tmp_path / "index"), "build", "--ray", "auto",
+                               "--corpus", str(path), *flags], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=600)
+
+    made = build(first)
+    assert made.returncode == 0, made.stderr[-2000:]
+    ids = [r["id"] for r in rows]
+    assert sorted(load_index(tmp_path / "index").articles) == sorted(ids[:3])
+    refused = build(other)  # another corpus: its articles would remove two of the index's
+    assert refused.returncode == 2 and refused.stderr.strip().endswith("or add --replace"), refused.stderr
+    assert sorted(load_index(tmp_path / "index").articles) == sorted(ids[:3])
+    replaced = build(other, "--replace")
+    assert replaced.returncode == 0, replaced.stderr[-2000:]
+    assert sorted(load_index(tmp_path / "index").articles) == sorted(ids[2:])
+
+
 TOKEN = "t0ken-" + "a" * 58
 
 
