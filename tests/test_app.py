@@ -180,6 +180,16 @@ def test_answer_with_highlighted_source(page: Page, shots: Path) -> None:
     page.screenshot(path=str(shots / "chat-1-answer.png"), full_page=True)
 
 
+# Records the first state of the chat that shows the reader still reading: its text and how many
+# sources it cited then (a MutationObserver, so that a short reading is not missed).
+SEEN_READING = """() => { window.__reading = null;
+  const look = () => { const r = document.querySelector('.qa-still-reading .qa-reading');
+    if (r && !window.__reading) window.__reading = {text: r.innerText,
+      sources: document.querySelectorAll('.qa-still-reading .qa-source').length}; };
+  new MutationObserver(look).observe(document.body,
+                                     {subtree: true, childList: true, characterData: true}); }"""
+
+
 def cited(page: Page) -> list[str]:
     """The cited sentences of the last answer, as its sources show them."""
     return page.locator(".qa-a").last.locator(".qa-source .qa-snippet").all_inner_texts()
@@ -189,12 +199,14 @@ def cited(page: Page) -> list[str]:
 @pytest.mark.slow
 def test_the_short_answer_follows_the_cited_sentences(page: Page) -> None:
     new_chat(page)
+    # What the reply showed while the model read, however briefly: recorded as the page changes.
+    page.evaluate(SEEN_READING)
     page.fill("#qa-question textarea", "Which agency did Suhail Shaheen speak to by phone?")
     page.click("#qa-ask")
-    reading = page.wait_for_selector(".qa-still-reading .qa-reading", timeout=30_000)
-    assert "Reading" in reading.inner_text()
-    assert page.locator(".qa-still-reading .qa-source").count() >= 1  # the sentences are cited already
     page.wait_for_selector(".qa-answered:not(.qa-still-reading) .qa-short", timeout=120_000)
+    seen = page.evaluate("window.__reading")
+    assert seen and "Reading" in seen["text"], seen
+    assert seen["sources"] >= 1  # the sentences were cited already, while the model read
     assert "Reuters" in page.locator(".qa-short").last.inner_text()
     assert page.locator(".qa-reading").count() == 0
     assert "read by the language model" in page.locator(".qa-timing").last.inner_text()

@@ -46,10 +46,15 @@ def page(served: str) -> Iterator[Page]:
 
 
 def _in_view(page: Page, selector: str) -> None:
-    place = page.evaluate(PLACE, selector)
-    assert place is not None, f"no {selector}"
-    top, bottom, height = place
-    assert 0 <= top and bottom <= height, f"{selector} at {top:.0f}-{bottom:.0f} of a {height}-px window"
+    """Wait (up to 10 s) until the element is in the window: the page scrolls in the next frames."""
+    seen = "sel => { const p = (" + PLACE + ")(sel); return p && 0 <= p[0] && p[1] <= p[2]; }"
+    try:
+        page.wait_for_function(seen, arg=selector, timeout=10_000)
+    except Exception:  # Playwright's TimeoutError: say where it stayed
+        place = page.evaluate(PLACE, selector)
+        assert place is not None, f"no {selector}"
+        top, bottom, height = place
+        pytest.fail(f"{selector} at {top:.0f}-{bottom:.0f} of a {height}-px window")
 
 
 def test_each_new_answer_comes_into_view(page: Page) -> None:
@@ -64,13 +69,11 @@ def test_each_new_answer_comes_into_view(page: Page) -> None:
         page.wait_for_function("n => document.querySelectorAll('.qa-chat > .qa-q').length === n && "
                                "document.querySelector('.qa-chat > .qa-a:last-child.qa-still-reading')",
                                arg=n, timeout=60_000)
-        page.wait_for_timeout(200)  # the page has scrolled by the next frame
         _in_view(page, ".qa-reading")
         _in_view(page, ".qa-source .qa-snippet mark")
         # Then the model's answer replaces it: its short answer and first cited sentence are in view.
         page.wait_for_selector(".qa-chat > .qa-a:last-child.qa-answered:not(.qa-still-reading)",
                                timeout=90_000)
-        page.wait_for_timeout(200)
         if page.locator(".qa-chat > .qa-a:last-child .qa-short").count():
             _in_view(page, ".qa-short")
         _in_view(page, ".qa-source .qa-snippet mark")

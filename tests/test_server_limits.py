@@ -40,9 +40,10 @@ def open_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def signed_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    engine = _engine(tmp_path_factory.mktemp("signed"), rate=0, uploaders="alice",
+@pytest.fixture
+def signed_url(tmp_path: Path) -> Iterator[str]:
+    """A server with sign-in of its own for each test: no sign-in count or lock is left behind."""
+    engine = _engine(tmp_path, rate=0, uploaders="alice",
                      auth=",".join(f"{u}:{p}" for u, p in USERS.items()))
     with serving(engine) as url:
         yield url
