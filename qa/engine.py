@@ -29,6 +29,7 @@ from qa.llm.runtimes import LazyRuntime, configured_runtime, generation_runtime
 from qa.passage import Passage
 from qa.readers.base import ReaderUnavailable
 from qa.readers.factory import make_readers
+from qa.readers.lm.prompt import default_prompt
 from qa.retrieval.retrieve import Mode, Retriever, clean_question, day, valid_text
 from qa.text.nlp import Tagger, pipeline_id
 
@@ -45,7 +46,9 @@ class QA:
         self._tagger = tagger
         # The language model the "lm" reader runs, loaded on first use, and the jobs waiting for
         # it (readings, multiple choice, generation), reader_slots at a time, in turn across users.
-        self.runtime: Runtime = runtime or LazyRuntime(lambda: configured_runtime(self.config))
+        # Its cache starts with the reader's fixed instruction, restored from the cache folder.
+        self.runtime: Runtime = runtime or LazyRuntime(
+            lambda: configured_runtime(self.config, default_prompt().warm_messages()))
         self.queue = FairQueue(self.config.reader_slots)
         # An embedder given by the caller is used for questions too; only our own gets the twin.
         self._own_embedder = embedder is None

@@ -15,14 +15,13 @@ from qa.llm.model_file import model_path
 
 log = logging.getLogger(__name__)
 
-CONTEXT_PER_SLOT = 1024  # tokens each sequence the reader's runtime decodes may hold
 
-
-def configured_runtime(config: Config) -> Runtime:
-    """The in-process runtime for config's reader model and settings, shared in the process."""
+def configured_runtime(config: Config, prefix: Messages | None = None) -> Runtime:
+    """The in-process runtime for config's reader model and settings, shared in the process, with
+    prefix (the reader's fixed instruction) in its cache: restored from config.cache_dir/kv/."""
     path = model_path(config.cache_dir, config.reader_model)
     return shared_runtime(path, config.reader_threads, config.reader_gpu_layers, config.reader_slots,
-                          CONTEXT_PER_SLOT)
+                          config.reader_context, config.cache_dir / "kv", prefix)
 
 
 def generation_runtime(config: Config, local: Runtime) -> Runtime:
