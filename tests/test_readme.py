@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import REAL_READ_TIMEOUT, SEEDS
 from net import free_port
+from reading import FALLBACK
 
 from qa.articles.load import load_articles
 
@@ -118,6 +119,38 @@ def test_the_command_lines_run_as_written(project: Path) -> None:
     assert any("AFP" in text or "Reuters" in text for text in seen.values())
     assert seen[".venv/bin/qa hash-password alice"].startswith("alice:scrypt$")
     assert "Added 4 article(s) from 2 file(s)" in seen[".venv/bin/qa add report.pdf feeds/"]
+    # Each option does what the README says, not just exit 0.
+    asks = {r.removeprefix('.venv/bin/qa ask "Which agency reported Shaheen\'s phone remarks?"').strip(): out
+            for r, out in seen.items() if r.startswith(".venv/bin/qa ask")}
+    assert "Short answer: Reuters" in asks[""] and "; read by " in asks[""]  # the language model read it
+    assert FALLBACK not in "".join(asks.values())
+    assert "Sources:" in asks["--reader spans"] and "; read by " not in asks["--reader spans"]
+    written = asks["--llm"]  # the model's answer, or why none: not the extractive one unchanged
+    assert written != asks[""] and "Sources:" in written and "not installed" not in written
+    _searched_as_each_mode(project, {r: o for r, o in seen.items() if r.startswith(".venv/bin/qa search")})
+    first, follow = seen[".venv/bin/qa chat"].split("\n> ")[1:3]
+    assert "Short answer: Suhail Shaheen" in first
+    # "he" is the spokesman just named: the reply cites him (which agency it names, if any, is the
+    # reader's to get right: the added report.pdf says he spoke, to no agency).
+    assert "Sources:" in follow and "Shaheen" in follow.split("Sources:")[0]
+    installed = seen[".venv/bin/qa install-reader"]
+    cache = os.environ["QA_CACHE_DIR"]
+    assert installed.startswith(f"The reader's model is ready: {cache}/models/"), installed
+
+
+def _searched_as_each_mode(project: Path, runs: dict[str, str]) -> None:
+    """Each --mode's hits are that retriever's, as qa.retrieve gives them over the same index."""
+    import qa
+
+    engine = qa.QA(qa.Config.from_env(seeds_dir=project / "seeds", index_dir=project / "index"))
+    hit = re.compile(r"^\[\d+\] (\S+) (\d+)-", re.M)
+    found = {run.rsplit("--mode ", 1)[1] if "--mode" in run else "": hit.findall(out)
+             for run, out in runs.items() if "--json" not in run}
+    assert found[""] == found["hybrid"]  # the default
+    for mode in ("hybrid", "dense", "bm25"):
+        hits = engine.retrieve("prisoner release", 3, mode)  # type: ignore[arg-type]
+        want = [(p.source, str(p.start)) for p in hits]
+        assert found[mode] == want, mode
 
 
 @pytest.mark.slow
@@ -125,7 +158,14 @@ def test_the_python_blocks_run_as_written(project: Path) -> None:
     library, client = section("## Python", "python") + section("## Chat in the browser and its API", "python")
     # The block as written, then checks of what it made (the dated retrieve above all).
     checks = ("\nassert passages and recent and {p.date for p in recent} == {'2020-03-11'}\n"
-              "assert answer.answered and follow.answered\nprint('dated', len(recent))\n")
+              "assert answer.answered and follow.answered\n"
+              # Read by the language model, and "he" is the spokesman the first answer named.
+              f"assert [a.reader for a in (answer, follow)] == ['lm', 'lm'] and not any({FALLBACK!r} in "
+              "(a.notice or '') for a in (answer, follow))\n"
+              "assert answer.short == 'Suhail Shaheen' and 'Shaheen' in follow.query\n"
+              "assert any('Shaheen' in c.text and ('Reuters' in c.text or 'AFP' in c.text) "
+              "for c in follow.citations), follow.citations\n"
+              "print('dated', len(recent))\n")
     (project / "example.py").write_text(library + checks, "utf-8")
     assert "dated" in _run(project, ".venv/bin/python example.py").stdout
     # The API block against the chat as the README starts it (its own port, the fast reader).
