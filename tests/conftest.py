@@ -168,7 +168,8 @@ REAL = {"real_qa", "real_runtime", "onnx_cache", "model_cache", "real_copy"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that uses the real models is slow, whatever its file says: `-m "not slow"` stays fast."""
+    """A test that uses the real models or drives Chromium is slow, whatever its file says:
+    `-m "not slow"` stays fast."""
     for item in items:
-        if REAL & set(getattr(item, "fixturenames", ())):
+        if REAL & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)

@@ -35,6 +35,7 @@ def test_a_compressed_word_bomb_is_refused_once_past_the_limit(tmp_path: Path) -
     assert "\n" not in str(refused.value) and str(refused.value).startswith("bomb.docx: ")
 
 
+@pytest.mark.slow  # seconds of a worker running into its limit
 def test_a_compressed_pdf_bomb_is_refused_once_past_the_limit(tmp_path: Path) -> None:
     bomb = bombs.pdf_bomb(tmp_path, mb=10)
     assert bomb.stat().st_size < 100_000  # 10 MB of page content, over 5 million characters
@@ -48,6 +49,7 @@ def test_plain_text_over_the_limit_is_refused_too() -> None:
     assert articles_from_bytes("fits.txt", b"word " * (MAX_TEXT_CHARS // 5 - 1))
 
 
+@pytest.mark.slow  # seconds of a worker running into its limit
 def test_markup_padding_is_refused_by_its_size_or_by_the_memory_limit(tmp_path: Path) -> None:
     padding = bombs.docx_padding(tmp_path, mb=100)  # no text at all: the body's markup alone
     with pytest.raises(qa.ArticleError, match="expands to more than 64,000,000 bytes of XML"):
@@ -62,6 +64,7 @@ def test_markup_padding_is_refused_by_its_size_or_by_the_memory_limit(tmp_path: 
         assert article.text.startswith("All work and no play") and article.text.endswith("\n\nSeed\n")
 
 
+@pytest.mark.slow  # seconds of a worker running into its limit
 def test_a_slow_pdf_runs_into_the_time_limit(tmp_path: Path) -> None:
     slow = bombs.pdf_slow(tmp_path, pages=40)  # each page parses for seconds and has no text
     with Worker(seconds=3) as worker, pytest.raises(qa.ArticleError, match="took more than 3 s"):
