@@ -27,6 +27,7 @@ EVIL = ('<img src=x onerror="window.__pwned=1"> <script>window.__pwned=1</script
 
 # ---- Without a server -------------------------------------------------------------------------
 
+@pytest.mark.slow  # a fresh interpreter importing app.py
 def test_import_does_not_load_the_model() -> None:
     code = "import sys, app; print('sentence_transformers' in sys.modules, 'torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

@@ -24,6 +24,7 @@ EVIL = "\x1b]0;pwned\x07 \x9b2J \u202e"
 CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 PAD = "The port office counts the boats every week. " * 20
 QA_BIN = str(Path(sys.executable).with_name("qa"))
+pytestmark = pytest.mark.slow  # every format through its worker process, then the CLI
 
 
 def _files(folder: Path) -> list[Path]:

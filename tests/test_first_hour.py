@@ -70,6 +70,7 @@ def test_first_use_says_it_exports_the_model(tmp_path, monkeypatch, capsys, onnx
     assert len(made) == 2
 
 
+@pytest.mark.slow  # app.py in a process of its own
 def test_busy_port_is_one_line_and_exit_2():
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -81,6 +82,7 @@ def test_busy_port_is_one_line_and_exit_2():
     assert out.stderr.strip() == f"error: port {port} is in use; set QA_PORT (or --port) to a free one"
 
 
+@pytest.mark.slow  # app.py in a process of its own
 def test_an_address_not_of_this_machine_is_one_line_and_exit_2():
     # 192.0.2.1 is reserved for documentation (RFC 5737): no machine has it, so no user may listen
     # there, root or not; the error is not "in use" but says which setting to change.

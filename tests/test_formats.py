@@ -130,6 +130,7 @@ def _refusal(fake_qa: qa.QA, path: Path) -> str:
     return message
 
 
+@pytest.mark.slow  # every format through its worker process
 def test_unreadable_files_are_refused_with_one_line_and_nothing_added(fake_qa: qa.QA, tmp_path: Path) -> None:
     pdf = tmp_path / "source.pdf"
     import pypdf
@@ -157,6 +158,7 @@ def test_unreadable_files_are_refused_with_one_line_and_nothing_added(fake_qa: q
     assert "unknown format" in _refusal(fake_qa, unknown)
 
 
+@pytest.mark.slow  # every format through its worker process
 def test_offsets_are_exact_for_every_format(fake_qa: qa.QA, tmp_path: Path) -> None:
     for path in (files.page(tmp_path), files.word(tmp_path), files.rss(tmp_path), files.atom(tmp_path)):
         fake_qa.add_article(path.name, path.read_bytes())
