@@ -20,6 +20,7 @@ MACHINE_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
 _XDG = tempfile.mkdtemp(prefix="qa-tests-cache-")
 atexit.register(shutil.rmtree, _XDG, True)
 os.environ["XDG_CACHE_HOME"] = _XDG
+os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(_XDG, "hypothesis")  # not the repo's .hypothesis/
 # Seconds a real-model test's question may wait for the model: a loaded 2-core machine is slow,
 # and a question past QA_READ_TIMEOUT is answered by the span reader (the tests say which read).
 REAL_READ_TIMEOUT = 600.0
