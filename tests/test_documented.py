@@ -265,3 +265,21 @@ def test_qa_benchmarks_dir_is_where_eval_finds_the_benchmarks(tmp_path: Path,
     assert benchmark_dir("realtimeqa-2022") == tmp_path / "rtqa"
     with pytest.raises(MissingData, match="set QA_BENCHMARKS_DIR"):
         benchmark_dir("realtimeqa-backnumber-none")
+
+
+@pytest.mark.parametrize("command", ["scale", "llm", "fit-reader", "fit-lm", "formats", "cluster",
+                                     "concurrency", "bench", "load", "faults"])
+def test_each_eval_command_loads_and_says_how_to_run_it(command: str, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Each measurement's module imports and parses its flags (the runs themselves take minutes to
+    hours: `python -m eval COMMAND`, docs/evaluation.md)."""
+    from eval.__main__ import main as eval_main
+
+    monkeypatch.setenv("QA_EVAL_OUT", str(tmp_path))
+    with pytest.raises(SystemExit) as done:
+        eval_main([command, "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: python -m eval {command}") and "--out" in out
+    assert not list(tmp_path.iterdir())  # --help ran nothing and wrote nothing
