@@ -191,6 +191,11 @@ SEEN_READING = """() => { window.__reading = null;
                                      {subtree: true, childList: true, characterData: true}); }"""
 
 
+def read_on_page(page: Page) -> None:
+    """The last reply was read by the language model (a fallback's says the span reader's)."""
+    assert "read by the language model" in page.locator(".qa-a").last.locator(".qa-timing").inner_text()
+
+
 def cited(page: Page) -> list[str]:
     """The cited sentences of the last answer, as its sources show them."""
     return page.locator(".qa-a").last.locator(".qa-source .qa-snippet").all_inner_texts()
@@ -221,8 +226,10 @@ def test_follow_up_uses_the_conversation(page: Page, shots: Path) -> None:
     # The follow-up is asked once the first answer is whole (read), as a person would.
     page.wait_for_function("() => document.querySelector('.qa-answered')"
                            " && !document.querySelector('.qa-pending, .qa-still-reading')", timeout=120_000)
+    read_on_page(page)
     ask(page, "Which agency did he speak to?")
     assert page.locator(".qa-q").count() == 2
+    read_on_page(page)
     follow = cited(page)
     # "he" is the spokesman the chat just named: a sentence where Shaheen talks to an agency is cited.
     assert any("Shaheen" in s and re.search(r"Reuters|AFP", s) for s in follow), follow
@@ -267,6 +274,7 @@ def test_upload_then_ask(page: Page, tmp_path: Path, shots: Path) -> None:
     assert "quillfeather_bakery.txt" in page.inner_text("#qa-articles")
     reply = ask(page, "How many loaves does the Quillfeather bakery sell every morning?")
     assert "240" in reply and "quillfeather_bakery.txt" in reply
+    read_on_page(page)
     page.screenshot(path=str(shots / "chat-4-upload.png"), full_page=True)
 
 
@@ -282,6 +290,7 @@ def test_untrusted_text_stays_literal(page: Page, tmp_path: Path, shots: Path) -
     assert "Added zorblax.md" in upload(page, article)
     reply = ask(page, "How many visitors did the Zorblax festival in Glimmerton draw?")
     assert "4,321" in reply
+    read_on_page(page)
     ask(page, f"{EVIL} what about <b>Zorblax</b> [x](javascript:window.__pwned=1)?")
     page.locator(".qa-source summary").first.click()
     page.locator(".qa-source .qa-article").first.wait_for(state="visible")
@@ -314,6 +323,7 @@ def test_bad_uploads_leave_the_index_working(page, tmp_path: Path, engine: qa.QA
     assert set(engine.index.articles) == before
     assert not (engine.config.seeds_dir / "huge.txt").exists()
     assert "100" in ask(page, "How many Taliban prisoners will be released each day?")
+    read_on_page(page)
 
 
 @pytest.mark.slow
