@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import hypothesis  # noqa: F401 - before Ray's threads: imported at the summary after them, 3.11's parser can fail
 import numpy as np
 import pytest
 
