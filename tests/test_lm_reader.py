@@ -93,8 +93,8 @@ def test_a_missing_model_gives_one_line_and_the_span_reader(tiny_config: Config,
     with caplog.at_level(logging.WARNING, logger="qa"):
         answer = engine.answer("How many cars cross the bridge every day?")
         again = engine.answer("How many cars cross the bridge every day?")
-    assert answer.answered and answer.reader == "spans" and answer.short and "40,000" in answer.short
-    assert answer.notice and "language-model reader is unavailable" in answer.notice
+    assert answer.answered and answer.short and "40,000" in answer.short
+    assert "language-model reader is unavailable" in fell_back(answer)
     assert "make setup" in answer.notice and again.notice == answer.notice
     warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) == 1 and "not installed" in warnings[0].getMessage()  # said once, not per question
@@ -104,7 +104,7 @@ def test_a_missing_model_gives_one_line_and_the_span_reader(tiny_config: Config,
 def test_a_runtime_failure_answers_with_the_span_reader(tiny_config: Config, fake_embedder: object) -> None:
     engine = _engine(tiny_config, fake_embedder, FakeRuntime(fail=RuntimeFailed("the context is full")))
     answer = engine.answer("How many cars cross the bridge every day?")
-    assert answer.answered and answer.reader == "spans" and "the context is full" in (answer.notice or "")
+    assert answer.answered and "the context is full" in fell_back(answer)
 
 
 def test_a_follow_up_is_read_with_the_earlier_turn(tiny_config: Config, fake_embedder: object) -> None:
