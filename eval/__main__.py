@@ -17,6 +17,8 @@ rebuilds report.md in that folder from every results file there):
   fit-reader   refit the span reader on RealTime QA back numbers (writes qa/readers/spans/*.json)
   fit-lm       calibrate the language-model reader on a RealTime QA 2022 run's records
                (--write: qa/readers/lm/calibration.json)
+  loss         where each answer is lost (not in the articles, not retrieved, not read, misread,
+               not shown), per question and in all: --set handwritten, 2022 or 2025
   report       only rebuild report.md (and, with --publish, the figures quoted in docs/)
 """
 
@@ -43,7 +45,7 @@ DELEGATED = {"bench": ("eval.perf.bench", "bench.json"), "scale": ("eval.perf.sc
              "formats": ("eval.perf.formats", "formats.json"),
              "cluster": ("eval.perf.cluster", "cluster.json"),
              "concurrency": ("eval.perf.concurrency", "concurrency.json")}
-COMMANDS = ["quality", "realtimeqa", *DELEGATED, "report"]
+COMMANDS = ["quality", "realtimeqa", *DELEGATED, "loss", "report"]
 
 
 def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -57,6 +59,8 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p.add_argument("--calibrate", action="store_true", help="quality: print the fitted refusal thresholds")
     p.add_argument("--records", help="realtimeqa: summarise a (partial) records log instead of running")
     p.add_argument("--year", default="2022", choices=["2022", "2025"], help="realtimeqa: which year")
+    p.add_argument("--set", default="2022", choices=["handwritten", "2022", "2025"],
+                   help="loss: which questions")
     p.add_argument("--resume", action="store_true",
                    help="realtimeqa: keep the questions an interrupted run logged, ask the rest")
     args, rest = p.parse_known_args(argv)
@@ -110,7 +114,31 @@ def realtimeqa(args: argparse.Namespace) -> dict:
     rt["summary"].update(baselines=data.BASELINES[year], min_evidence=Config.from_env().min_evidence,
                          answer_bearing_ceiling=data.ANSWER_BEARING_CEILING[year])
     print(markdown.rtqa_section(rt["summary"]))
-    return {"summary": rt["summary"]}
+    return {"summary": rt["summary"], "records": rt["records"]}
+
+
+def loss_breakdown(args: argparse.Namespace) -> dict:
+    """Run (or read the records of) a question set through the product, and say where each answer is lost."""
+    from eval.report import loss
+
+    if args.set == "handwritten":
+        from eval.quality import harness
+
+        records = [r for r in harness.run(["hybrid"], args.limit)["records"]["hybrid"] if r["answerable"]]
+        buckets = {r["id"]: r["loss"] for r in records}
+    else:
+        args.year = args.set
+        if args.records:
+            with open(args.records, encoding="utf-8") as fh:
+                records = [json.loads(line) for line in fh if line.strip()]
+        else:
+            records = realtimeqa(args)["records"]
+        buckets = {r["id"]: loss.rtqa_bucket(r) for r in records}
+    for qid, where in buckets.items():
+        print(f"{qid}\t{where}")
+    summary = loss.table(list(buckets.values()))
+    print("\n" + loss.text(f"Where answers are lost: {args.set}", summary))
+    return {"set": args.set, "summary": summary, "questions": buckets}
 
 
 def delegate(command: str, rest: list[str], out: str) -> int:
@@ -136,7 +164,12 @@ def main(argv: list[str] | None = None) -> int:
             name = (("results_spans.json" if spans else "results.json")
                     if args.command == "quality" else rtqa_file(args.year))
             result = quality(args) if args.command == "quality" else realtimeqa(args)
+            if args.command == "realtimeqa":  # the records quote the benchmark: only the summary is kept
+                result = {"summary": result["summary"]}
             (folder / name).write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
+        elif args.command == "loss":
+            result = loss_breakdown(args)
+            (folder / f"loss_{args.set}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
         elif args.command in DELEGATED and (code := delegate(args.command, rest,
                                                              str(folder / DELEGATED[args.command][1]))):
             return code  # the command said why on stderr

@@ -28,6 +28,7 @@ class Trace:
     span_confidence: float = 0.0
     missing: tuple[str, ...] = ()  # the question's names and numbers no retrieved passage mentions
     lacks_kind: bool = False  # it asks for a count, sum or share that no retrieved sentence holds
+    pool: tuple[Passage, ...] = ()  # the passages whose sentences were ranked for the reader
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,9 @@ class Config:
     chunk_size: int = 600
     chunk_overlap: int = 120
     k: int = 5
+    # Passages whose sentences are ranked for the reader (qa/answering/evidence.py): the language
+    # model reads the best of a wider pool than the answer cites from.
+    read_k: int = 20
     # Candidates taken from each retriever before reciprocal rank fusion.
     fusion_depth: int = 50
     rrf_k: int = 60

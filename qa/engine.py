@@ -197,17 +197,18 @@ class QA:
 
     def answer(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
                since: object = None, until: object = None, user: str = "",
-               reader: ReaderName | None = None) -> Answer:
+               reader: ReaderName | None = None, today: object = None) -> Answer:
         """A cited answer, or answered=False when the (dated since..until) articles don't cover it;
-        ``reader=ReaderName.SPANS`` skips the language model for this question."""
+        ``reader=ReaderName.SPANS`` skips the model; ``today``: the day it is asked (default: now)."""
         return self.answerer.answer(valid_text(question), history, mode, day(since), day(until), user,
-                                    reader)
+                                    reader, day(today))
 
     def choose(self, question: str, options: Sequence[str], mode: Mode = "hybrid", since: object = None,
-               until: object = None, user: str = "") -> Choice:
+               until: object = None, user: str = "", today: object = None) -> Choice:
         """Which option the articles support, by the language model's probability of each; raises
         ReaderUnavailable without the model."""
-        return self.answerer.choose(valid_text(question), options, mode, day(since), day(until), user)
+        return self.answerer.choose(valid_text(question), options, mode, day(since), day(until), user,
+                                    day(today))
 
     def stream(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
                since: object = None, until: object = None, user: str = "") -> Iterator[Answer]:

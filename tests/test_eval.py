@@ -127,13 +127,15 @@ def test_rtqa_two_questions(tmp_path: Path, real_qa, model_cache: Path) -> None:
     questions = data.load(limit=2)
     assert len(questions) == 2 and all(q["gold"] in q["choices"] for q in questions)
     # Two short articles each keep the test fast; the full articles are for `python -m eval`.
-    questions = [{**q, "articles": [a[:2000] for a in q["articles"][:2]]} for q in questions]
+    questions = [{**q, "articles": [a[:2000] for a in q["articles"][:2]],
+                  "docs": [{**d, "text": d["text"][:2000]} for d in q["docs"][:2]]} for q in questions]
     # Known from the text: Squid Game is in no kept article (only in a later quiz); the common
     # charger is in the first, as "European regulators".
     assert not any("Squid Game" in a for a in questions[0]["articles"])
     assert "European regulators say that Apple" in questions[1]["articles"][0]
     embedder = CachingEmbedder(real_qa.embedder, tmp_path / "cache.sqlite")
-    records = [rtqa.ask(q, embedder, min_evidence=0.42) for q in questions]
+    indexes = tmp_path / "indexes"  # each question's own index, kept between runs (in the cache)
+    records = [rtqa.ask(q, embedder, min_evidence=0.42, root=indexes) for q in questions]
     squid, charger = records
     assert not squid["answered"] and "Squid" not in squid["first_cited"]
     assert charger["answered"] and "single common charging standard" in charger["first_cited"]
@@ -151,10 +153,10 @@ def test_rtqa_two_questions(tmp_path: Path, real_qa, model_cache: Path) -> None:
     assert set(result["policies"]) == set(rtqa_summary.predictions(charger, 0.0))
     # A second pass embeds nothing: every vector comes from the cache.
     before = embedder.misses
-    rtqa.ask(questions[0], embedder, min_evidence=0.42)
+    rtqa.ask(questions[0], embedder, min_evidence=0.42, root=indexes)
     assert embedder.misses == before
     # A question with no articles: not answered, its options weighed with nothing to read.
-    blind = rtqa.ask({**questions[1], "articles": []}, embedder, min_evidence=0.42)
+    blind = rtqa.ask({**questions[1], "articles": [], "docs": []}, embedder, min_evidence=0.42, root=indexes)
     assert not blind["answered"] and blind["short"] is None and blind["lm"] == {}
     assert len(blind["mc_p"]) == len(questions[1]["choices"]) and blind["mc"] == int(np.argmax(blind["mc_p"]))
 

@@ -16,6 +16,7 @@ from tqdm import tqdm
 from eval.paths import QUESTIONS, eval_articles
 from eval.progress import Steps, bar
 from eval.quality import metrics as m
+from eval.report import loss
 from qa import QA, Answer, Config, Embedder, Passage
 
 MARKER = re.compile(r"\s*\[\d+\]")
@@ -103,6 +104,24 @@ def score_reading(answer: Answer, golds: list[str]) -> dict[str, float]:
             "candidate_recall": float(any(m.exact_match(s, golds) for s in spans))}
 
 
+def lost(engine: QA, answer: Answer, q: dict) -> dict:
+    """Where the answer was lost: in the articles, the reader's pool, what it read, what it said
+    (a phrase; for a why or how, its first cited sentence), what was shown."""
+    golds, t = q["answers"], answer.trace
+    by_sentence = q["kind"] in {"why", "how"}
+    first = answer.citations[0].text if answer.citations else ""
+    articles = engine.index.articles.values()
+    found = {"gold_in_articles": any(m.contains_answer(a.text, golds) for a in articles),
+             "gold_in_pool": any(m.contains_answer(p.text, golds) for p in t.pool),
+             "gold_given": any(m.contains_answer(p.text, golds) for p in t.given) or (
+                 by_sentence and any(m.contains_answer(p.text, golds) for p in t.pool)),
+             "read_right": bool(m.contains_answer(first, golds)) if by_sentence else bool(
+                 t.phrase and m.exact_match(t.phrase, golds)),
+             "shown_right": bool(m.contains_answer(first, golds)) if by_sentence else bool(
+                 answer.short and m.exact_match(answer.short, golds))}
+    return {**found, "loss": loss.bucket(*found.values())}
+
+
 def ask_all(engine: QA, questions: list[dict], mode: str, shown: tqdm | None = None) -> list[dict]:
     """Ask every question in order, conversations with the earlier turns as history."""
     history: dict[str, list[tuple[str, Answer]]] = {}
@@ -126,7 +145,8 @@ def ask_all(engine: QA, questions: list[dict], mode: str, shown: tqdm | None = N
             spans = evidence_spans(engine, q)
             ranked = engine.retrieve(answer.query, k=10, mode=mode)  # type: ignore[arg-type]
             record.update(score_retrieval(ranked, q, spans), **score_answer(answer, q, spans),
-                          **score_reading(answer, q["answers"]), evidence_found=len(spans))
+                          **score_reading(answer, q["answers"]), **lost(engine, answer, q),
+                          evidence_found=len(spans))
         records.append(record)
         if shown is not None:
             shown.update()
@@ -154,6 +174,8 @@ def summarize(records: list[dict]) -> dict[str, float]:
     out["latency_p50_ms"] = m.percentile(latencies, 50)
     out["latency_p95_ms"] = m.percentile(latencies, 95)
     out["questions"] = len(records)
+    if answerable and all("loss" in r for r in answerable):
+        out["loss"] = loss.table([r["loss"] for r in answerable])
     return out
 
 

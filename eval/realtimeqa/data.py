@@ -30,6 +30,20 @@ def _read(path: Path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def day(raw: str | None) -> str | None:
+    """A benchmark date ("2022/06/16", "2022-06-16 ...") as YYYY-MM-DD, None when there is none."""
+    text = (raw or "").strip().replace("/", "-")[:10]
+    return text if len(text) == 10 and text[4] == "-" and text[7] == "-" and text[:4].isdigit() else None
+
+
+def article_file(doc: dict) -> str:
+    """A search result as the product reads an article: front matter (title, date, link) and its text."""
+    fields = {"title": " ".join((doc.get("title") or "").split()), "date": day(doc.get("publish_date")),
+              "url": (doc.get("url") or "").strip()}
+    head = "".join(f"{k}: {v}\n" for k, v in fields.items() if v)
+    return f"---\n{head}---\n\n{doc['text']}" if head else doc["text"]
+
+
 def load(folder: Path | None = None, limit: int | None = None) -> list[dict]:
     """Questions joined with their search-result articles (read in place, never copied), and the
     "none of the above" variant's choices where the folder has a nota/ of it."""
@@ -40,9 +54,10 @@ def load(folder: Path | None = None, limit: int | None = None) -> list[dict]:
     rows = []
     for q in _read(folder / "questions.jsonl.gz")[:limit]:
         gold = q["choices"][int(q["answer"][0])]
-        articles = [a["text"] for a in results.get(q["question_id"], []) if (a.get("text") or "").strip()]
+        docs = [a for a in results.get(q["question_id"], []) if (a.get("text") or "").strip()]
         variant = nota.get(q["question_id"])
-        rows.append({**q, "gold": gold, "articles": articles,
+        rows.append({**q, "gold": gold, "articles": [a["text"] for a in docs], "docs": docs,
+                     "day": day(q.get("question_date")),
                      "nota": ({"choices": variant["choices"], "right": int(variant["answer"][0])}
                               if variant else None),
                      "scored": not q["question_sentence"].strip().rstrip(":?.").lower().endswith("except")})

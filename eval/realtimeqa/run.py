@@ -37,7 +37,7 @@ def run(embedder: Embedder, limit: int | None = None, out: Path | None = None,
             if q["question_id"] in done:
                 records.append(done[q["question_id"]])
                 continue
-            records.append(ask(q, embedder, min_evidence, tagger))
+            records.append(ask(q, embedder, min_evidence, tagger, year))
             sink.write(json.dumps(records[-1]) + "\n")
             sink.flush()
             shown.set_postfix(mc=f"{sum(r['mc'] == r['mc_right'] for r in records) / len(records):.2f}",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from eval.quality import metrics as m
+from eval.report import loss
 from qa import Config
 from qa.readers.lm.calibration import TOKEN_FEATURES, default_calibration
 
@@ -20,10 +21,11 @@ def confidence(r: dict) -> float:
 
 
 def predictions(r: dict, min_short: float) -> dict[str, str]:
-    """The candidate predictions of one record, by policy."""
+    """The candidate predictions of one record, by policy: "as_shown" is what the user saw (the
+    short answer shown, else nothing), the others what a reader said, whatever was shown."""
     fallback = r["short"] if r["short"] is not None else r["first_cited"]
     shown = r["short"] if confidence(r) >= min_short else None
-    return {"short_or_sentence": fallback, "short_only": r["short"] or "",
+    return {"as_shown": r.get("shown") or "", "short_or_sentence": fallback, "short_only": r["short"] or "",
             "short_if_confident": shown or "", "span_reader": r.get("span_short") or ""}
 
 
@@ -58,4 +60,6 @@ def summarize(records: list[dict]) -> dict:
     times = [x["read_ms"] for x in read if "read_ms" in x]
     out["lm_read_ms_p50"] = float(np.median(times)) if times else 0.0
     out["answered_at_threshold"] = sum(r["answered"] for r in records) / len(records)
+    if all("gold_in_pool" in r for r in records):
+        out["loss"] = loss.table([loss.rtqa_bucket(r) for r in records])
     return out

@@ -95,6 +95,10 @@ def rtqa_section(s: dict) -> str:
               "Answer-bearing rate (first cited sentence holds the right choice): "
               f"{s['answer_bearing']:.3f} (ceiling {s['answer_bearing_ceiling']}). Share answered at "
               f"min_evidence={s['min_evidence']}: {s['answered_at_threshold']:.3f}."]
+    if "loss" in s:
+        from eval.report import loss
+
+        lines += ["", loss.text("Where answers are lost", s["loss"])]
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from qa.answer import NOT_COVERED, Answer, Choice, Trace
 from qa.answering import coverage, recency
 from qa.answering.cite import citation, cited_sentences, cited_text, group_facts, lead_with_short
+from qa.answering.evidence import rank_evidence
 from qa.answering.policy import AnswerPolicy
 from qa.answering.scoring import Scored, score_sentences
 from qa.config import ReaderName
@@ -48,6 +49,8 @@ class _Draft:
     missing: tuple[str, ...]
     lacks_kind: bool
     recalled: int | None  # the sentence the last answer led with, for a follow-up
+    read: list[tuple[int, float]]  # what the reader reads first: the wider pool, ranked
+    pool: tuple[Passage, ...]  # the passages that pool is made of
 
 
 class Answerer:
@@ -65,18 +68,19 @@ class Answerer:
 
     def answer(self, question: str, history: Sequence[object] | None = None,
                mode: Mode = "hybrid", since: str | None = None, until: str | None = None,
-               user: str = "", reader: ReaderName | None = None) -> Answer:
-        """Answer a question (follow-ups resolved against history), from articles dated since..until."""
-        *_, final = self.stream(question, history, mode, since, until, user, reader)
+               user: str = "", reader: ReaderName | None = None, today: str | None = None) -> Answer:
+        """Answer a question (follow-ups resolved against history), from articles dated since..until;
+        ``today`` (YYYY-MM-DD, default the real one) is the day it is asked on."""
+        *_, final = self.stream(question, history, mode, since, until, user, reader, today)
         return final
 
     def stream(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
                since: str | None = None, until: str | None = None, user: str = "",
-               reader: ReaderName | None = None) -> Iterator[Answer]:
+               reader: ReaderName | None = None, today: str | None = None) -> Iterator[Answer]:
         """The answer, last; before it, provisional ones that cite the best sentences while the
         question waits for the reader (``ahead``) and is read. ``reader`` names the one for this
         question (the fallback's name: read at once, without the language model)."""
-        draft = self._draft(question, history, mode, since, until)
+        draft = self._draft(question, history, mode, since, until, today)
         if draft.refusal is not None:
             yield self._refused(draft, draft.refusal, draft.spans)
             return
@@ -85,11 +89,11 @@ class Answerer:
             yield self._compose(draft, draft.spans)
             return
         began = time.perf_counter()
-        sentences = [(s.sentence, s.score) for s in draft.scored]
+        sentences = draft.read
         if draft.recalled is not None and draft.scored:
             # A follow-up reads the sentence the last answer led with first: "which agency did he
             # speak to?" is answered by the sentence that said what he said.
-            sentences = [(draft.recalled, draft.scored[0].score),
+            sentences = [(draft.recalled, sentences[0][1] if sentences else 0.0),
                          *((s, v) for s, v in sentences if s != draft.recalled)]
         reading = None
         try:
@@ -118,25 +122,26 @@ class Answerer:
         yield self._compose(draft, reading)
 
     def choose(self, question: str, options: Sequence[str], mode: Mode = "hybrid", since: str | None = None,
-               until: str | None = None, user: str = "") -> Choice:
+               until: str | None = None, user: str = "", today: str | None = None) -> Choice:
         """Which option the articles (dated since..until) support: the model's probability of each,
         from the sentences it would read for the open question."""
         if self.choice is None:
             raise ReaderUnavailable("multiple choice needs the language model: set QA_READER=lm")
-        draft = self._draft(question, None, mode, since, until)
-        sentences = [(s.sentence, s.score) for s in draft.scored]
+        draft = self._draft(question, None, mode, since, until, today)
+        sentences = draft.read
         probs = self.choice.choose(draft.asked, sentences, list(options), user)
         given = tuple(citation(self.index, sid) for sid in self.choice.chooser.given(sentences))
         return Choice(draft.question, tuple(options), tuple(round(float(p), 4) for p in probs),
                       int(probs.argmax()), draft.passages, given)
 
     def _draft(self, question: str, history: Sequence[object] | None, mode: Mode, since: str | None,
-               until: str | None) -> _Draft:
+               until: str | None, today: str | None = None) -> _Draft:
         began = time.perf_counter()
         question = clean_question(question, self.policy.max_question_chars)
         query = resolve(question, history)
         asked = parse(question, query)
-        hits = self.retriever.select(query, self.policy.k, mode, since, until)
+        pool = self.retriever.select(query, max(self.policy.k, self.policy.read_k), mode, since, until)
+        hits = pool[:self.policy.k]  # the pool's first passages are the k best
         passages = tuple(self.retriever.passage(i, s) for i, s in hits)
         retrieved = time.perf_counter()
         scored = score_sentences(self.index, self.retriever.embed_query, asked, question, query,
@@ -150,8 +155,12 @@ class Answerer:
                    "answer_ms": (time.perf_counter() - retrieved) * 1000}
         cited = earlier_citation(question, history)
         recalled = self.index.sentence_at(cited.source, cited.start, cited.end) if cited else None
+        read = (rank_evidence(self.index, self.retriever.embed_query, asked, question, query,
+                              [i for i, _ in pool], today))
+        timings["answer_ms"] = (time.perf_counter() - retrieved) * 1000
         return _Draft(question, query, asked, passages, scored, evidence, spans, refusal,
-                      earlier_turn(question, history), timings, missing, lacks, recalled)
+                      earlier_turn(question, history), timings, missing, lacks, recalled, read,
+                      tuple(self.retriever.passage(i, s) for i, s in pool))
 
     def _unshown(self, draft: _Draft, reading: Reading) -> str | None:
         """Why the model's reading shows no short answer, in one line (None when it shows one)."""
@@ -169,7 +178,8 @@ class Answerer:
         return Trace(given, best.candidate.text if best else None, best.confidence if best else 0.0,
                      reading.no_answer, reading.unverified, reading.declined, dict(reading.stats),
                      tuple(s.candidate.text for s in spans.spans[:SPAN_CANDIDATES]),
-                     spans.best.confidence if spans.best else 0.0, draft.missing, draft.lacks_kind)
+                     spans.best.confidence if spans.best else 0.0, draft.missing, draft.lacks_kind,
+                     draft.pool)
 
     def _refused(self, draft: _Draft, notice: str, reading: Reading) -> Answer:
         best = reading.best

@@ -11,8 +11,10 @@ from qa.config import Config
 class AnswerPolicy:
     """When to refuse, when to show the short answer, and how the cited sentences are grouped."""
 
-    # Passages read per question (QA_K) and the longest question read (QA_MAX_QUESTION_CHARS).
+    # Passages an answer cites from (QA_K), passages the reader's sentences are ranked from
+    # (QA_READ_K), and the longest question read (QA_MAX_QUESTION_CHARS).
     k: int = 5
+    read_k: int = 20
     max_question_chars: int = 2000
     # Below this evidence score: "The articles don't cover this." (QA_MIN_EVIDENCE, eval's calibrate).
     min_evidence: float = 0.42
@@ -42,6 +44,7 @@ class AnswerPolicy:
     @classmethod
     def from_config(cls, config: Config) -> AnswerPolicy:
         """The policy with the thresholds the settings hold."""
-        return cls(k=config.k, max_question_chars=config.max_question_chars, min_evidence=config.min_evidence,
+        return cls(k=config.k, read_k=config.read_k, max_question_chars=config.max_question_chars,
+                   min_evidence=config.min_evidence,
                    hinge_evidence=config.hinge_evidence, min_short=config.min_short,
                    decline=config.reader_decline)

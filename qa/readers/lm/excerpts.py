@@ -9,6 +9,8 @@ from qa.passage import human_date
 from qa.readers.base import Sentences
 
 MAX_SENTENCE = 600  # characters of one sentence shown to the model
+# Each chosen sentence is read with this many sentences of its article on either side, budget allowing.
+WINDOW = 1
 
 
 @dataclass(frozen=True)
@@ -24,24 +26,30 @@ class Excerpts:
         return [sid for group in self.groups for sid in group]
 
 
+def _cost(index: Index, sid: int) -> int:
+    return min(len(index.sentence_text(sid)), MAX_SENTENCE)
+
+
 def excerpts(index: Index, scored: Sentences, sentences: int, budget: int) -> Excerpts:
-    """The best ``sentences`` sentences, each with the sentence before it for context, within
+    """The best ``sentences`` sentences, each with the sentences around it for context, within
     ``budget`` characters; consecutive ones of an article read as one excerpt, best first."""
     chosen: set[int] = set()
     used = picked = 0
     for sid, _ in scored:
         if picked >= sentences:
             break
-        cost = 0 if sid in chosen else min(len(index.sentence_text(sid)), MAX_SENTENCE)
+        source = index.sent_sources[sid]
+        window = [n for n in range(sid - WINDOW, sid + WINDOW + 1)
+                  if 0 <= n < len(index.sent_sources) and index.sent_sources[n] == source and n not in chosen]
+        cost = sum(_cost(index, n) for n in window)
         if chosen and used + cost > budget:
-            continue
-        chosen.add(sid)
+            # Without its neighbours, when they do not fit.
+            window = [sid] if sid not in chosen else []
+            cost = sum(_cost(index, n) for n in window)
+            if used + cost > budget:
+                continue
+        chosen.update(window)
         used, picked = used + cost, picked + 1
-        prev = sid - 1
-        if (prev >= 0 and prev not in chosen and index.sent_sources[prev] == index.sent_sources[sid]
-                and used + len(index.sentence_text(prev)) <= budget):
-            chosen.add(prev)
-            used += len(index.sentence_text(prev))
     rank = {sid: r for r, (sid, _) in enumerate(scored)}
     groups: list[list[int]] = []
     for sid in sorted(chosen, key=lambda s: (index.sent_sources[s], int(index.sent_spans[s][0]))):
