@@ -15,6 +15,8 @@ rebuilds report.md in that folder from every results file there):
   cluster      build and serve on a local two-node Ray cluster against one machine
   concurrency  answers/s with the language-model reader at 1, 4 and 16 questions at once
   fit-reader   refit the span reader on RealTime QA back numbers (writes qa/readers/spans/*.json)
+  fit-evidence fit what the language model reads first, on RealTime QA 2022 (writes
+               qa/answering/evidence.json with --write)
   fit-lm       calibrate the language-model reader on a RealTime QA 2022 run's records
                (--write: qa/readers/lm/calibration.json)
   loss         where each answer is lost (not in the articles, not retrieved, not read, misread,
@@ -42,6 +44,7 @@ DELEGATED = {"bench": ("eval.perf.bench", "bench.json"), "scale": ("eval.perf.sc
              "load": ("eval.perf.load", "load.json"), "faults": ("eval.perf.faults", "faults.json"),
              "llm": ("eval.perf.llm", "llm_compare.json"),
              "fit-reader": ("eval.fit.reader", "reader_fit.json"), "fit-lm": ("eval.fit.lm", "lm_fit.json"),
+             "fit-evidence": ("eval.fit.evidence", "evidence_fit.json"),
              "formats": ("eval.perf.formats", "formats.json"),
              "cluster": ("eval.perf.cluster", "cluster.json"),
              "concurrency": ("eval.perf.concurrency", "concurrency.json")}

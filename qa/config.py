@@ -62,6 +62,10 @@ class Config:
     # its lead over the runner-up) reaches this: out of fold on RealTime QA back numbers, 55% of the
     # answers shown at 0.4 are right (eval/fit/reader.py).
     min_short: float = 0.4
+    # The same for the language model's phrase, on its own calibration (qa/readers/lm/calibration.json):
+    # the lowest confidence from which shown phrases were right 0.80 of the time out of fold on
+    # RealTime QA 2022 (`python -m eval fit-lm`).
+    reader_min_short: float = 0.4
     max_question_chars: int = 2000
     # The reader that finds the short answer in the best sentences: "lm", a small language model
     # (qa/readers/lm/), the default wherever its model is installed (else the span reader answers,

@@ -289,7 +289,8 @@ def test_fit_lm_calibrates_on_a_runs_records(tmp_path: Path, monkeypatch: pytest
     report = json.loads((tmp_path / "fit.json").read_text())
     assert report["questions"] == 90 and report["phrase_right"] == pytest.approx(1 / 3)
     calibration = load_calibration(written)
-    assert calibration.confidence([-0.5] * 3 + [0.1]) > 0.8 > 0.2 > calibration.confidence([-3.0] * 3 + [0.1])
+    sure, unsure = ({"logprob": lp, "first": lp, "weakest": lp, "declined": 0.1} for lp in (-0.5, -3.0))
+    assert calibration.confidence(sure) > 0.8 > 0.2 > calibration.confidence(unsure)
     assert calibration.no_answer(0.9, False) > 0.8 > 0.2 > calibration.no_answer(0.1, False)
     assert "[fit-lm 4/4]" in capsys.readouterr().err  # each step said on stderr
     # Too few records to fit out of fold: one line saying so, and nothing written.

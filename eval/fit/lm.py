@@ -29,18 +29,22 @@ from eval.paths import RUNS
 from eval.progress import Steps
 from eval.quality import metrics as m
 from eval.realtimeqa.cache import records_log
-from qa.readers.lm.calibration import NO_ANSWER_FEATURES, TOKEN_FEATURES
+from qa.readers.lm.calibration import CONFIDENCE_FEATURES, NO_ANSWER_FEATURES
 
 FOLDS = 5
 MAX_FALSE_REFUSALS = 0.05
+MIN_SHOWN_PRECISION = 0.80  # a shown short answer is right at least this often
 THRESHOLDS = [round(t, 2) for t in np.arange(0.05, 1.0, 0.05)]
 
 
 def rows(records: list[dict]) -> dict[str, np.ndarray]:
-    """Per question: TOKEN_FEATURES, NO_ANSWER_FEATURES, the phrase's rightness, whether the sentences
-    held the answer."""
+    """Per question: the confidence features every record has (of CONFIDENCE_FEATURES),
+    NO_ANSWER_FEATURES, the phrase's rightness, whether the sentences held the answer."""
     kept = [r for r in records if r.get("lm") and "logprob" in r["lm"] and r["scored"]]
-    return {"x": np.array([[r["lm"][f] for f in TOKEN_FEATURES] for r in kept], dtype=np.float64),
+    names = tuple(f for f in CONFIDENCE_FEATURES if all(f in r["lm"] for r in kept if r.get("short")))
+    return {"names": names,  # type: ignore[dict-item]
+            "x": np.array([[r["lm"].get(f, 0.0) for f in names] for r in kept], dtype=np.float64),
+            "phrase": np.array([bool(r.get("short")) for r in kept]),
             "z": np.array([[r["lm"]["declined"], float(r["lm"].get("unverified") is not None)]
                            for r in kept], dtype=np.float64),
             "right": np.array([bool(r["short"]) and m.exact_match(r["short"], [r["gold"]]) == 1.0
@@ -93,6 +97,37 @@ def decline_oof(none: np.ndarray, given: np.ndarray) -> dict[str, float]:
             "refusal_recall": float(refused[~given].mean()) if (~given).any() else 0.0}
 
 
+def pick_min_short(confidence: np.ndarray, right: np.ndarray, phrase: np.ndarray) -> float:
+    """The lowest confidence from which shown phrases are right MIN_SHOWN_PRECISION of the time."""
+    for t in THRESHOLDS:
+        shown = phrase & (confidence >= t)
+        if shown.sum() >= 5 and right[shown].mean() >= MIN_SHOWN_PRECISION:
+            return t
+    return 1.0
+
+
+def trade_off(confidence: np.ndarray, right: np.ndarray, phrase: np.ndarray) -> list[dict[str, float]]:
+    """Shown share against precision (and EM as shown) for each threshold, out of fold."""
+    out = []
+    for t in THRESHOLDS:
+        shown = phrase & (confidence >= t)
+        out.append({"threshold": t, "shown": round(float(shown.mean()), 3),
+                    "precision": round(float(right[shown].mean()), 3) if shown.any() else 0.0,
+                    "em_as_shown": round(float((right & shown).mean()), 3)})
+    return out
+
+
+def min_short_oof(confidence: np.ndarray, right: np.ndarray, phrase: np.ndarray) -> dict[str, float]:
+    """Each fold shown at the threshold picked on the others: shown share, precision, EM as shown."""
+    folds = _folds(len(right))
+    shown = np.zeros(len(right), dtype=bool)
+    for k in range(FOLDS):
+        t = pick_min_short(confidence[folds != k], right[folds != k], phrase[folds != k])
+        shown[folds == k] = phrase[folds == k] & (confidence[folds == k] >= t)
+    return {"shown": float(shown.mean()), "precision": float(right[shown].mean()) if shown.any() else 0.0,
+            "em_as_shown": float((right & shown).mean())}
+
+
 def _model(model: object, names: tuple[str, ...]) -> dict:
     weights = model.coef_[0]  # type: ignore[attr-defined]
     return {"features": list(names), "weights": [round(float(w), 5) for w in weights],
@@ -135,11 +170,15 @@ def main(argv: list[str] | None = None) -> int:
         by_threshold[str(t)] = {"shown": float(shown.mean()), "precision": float(right[shown].mean())
                                 if shown.any() else 0.0, "em": float((right & shown).mean())}
     decline = pick_decline(none_oof, given)
+    phrase = d["phrase"]
+    min_short = pick_min_short(oof, right, phrase)
     report = {"questions": len(right), "phrase_right": float(right.mean()),
+              "min_short": min_short, "min_short_oof": min_short_oof(oof, right, phrase),
+              "trade_off_oof": trade_off(oof, right, phrase),
               "sentences_held_answer": float(given.mean()), "brier_oof": float(((oof - right) ** 2).mean()),
               "by_confidence_oof": by_threshold, "decline": decline,
               "decline_oof": decline_oof(none_oof, given),
-              "confidence": _model(confidence, TOKEN_FEATURES),
+              "confidence": _model(confidence, d["names"]),  # type: ignore[arg-type]
               "no_answer": _model(no_answer, NO_ANSWER_FEATURES)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n", "utf-8")
@@ -147,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     steps.finish()
     if args.write:
         path = write_shipped("lm_calibration", {
-            "confidence": report["confidence"], "no_answer": report["no_answer"],
+            "confidence": report["confidence"], "no_answer": report["no_answer"], "min_short": min_short,
             "fitted": f"RealTime QA 2022, {len(right)} questions, `python -m eval fit-lm --write`; "
                       f"refuse from a no-answer score of {decline} (QA_READER_DECLINE, qa/config.py)"})
         print(f"wrote {path}", file=sys.stderr)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from qa.answering.evidence import EVIDENCE_FILE, default_model
 from qa.readers.lm.calibration import CALIBRATION_FILE, default_calibration
 from qa.readers.spans.ranker import RANKER_FILE, default_ranker
 from qa.readers.spans.types import TYPES_FILE, type_table
@@ -26,7 +27,9 @@ class Shipped:
 # calibration (python -m eval fit-lm --write).
 SHIPPED = {"ranker": Shipped(RANKER_FILE, default_ranker),
            "types": Shipped(TYPES_FILE, type_table, sort_keys=True),
-           "lm_calibration": Shipped(CALIBRATION_FILE, default_calibration)}
+           "lm_calibration": Shipped(CALIBRATION_FILE, default_calibration),
+           # What the language model reads first (python -m eval fit-evidence --write).
+           "evidence": Shipped(EVIDENCE_FILE, default_model)}
 
 
 def write_shipped(name: str, data: dict) -> Path:

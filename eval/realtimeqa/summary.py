@@ -17,7 +17,7 @@ def confidence(r: dict) -> float:
     lm = r.get("lm") or {}
     if r.get("short") is None or not all(f in lm for f in TOKEN_FEATURES):
         return r.get("confidence", 0.0)
-    return default_calibration().confidence([lm[f] for f in TOKEN_FEATURES])
+    return default_calibration().confidence(lm)
 
 
 def predictions(r: dict, min_short: float) -> dict[str, str]:

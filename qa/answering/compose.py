@@ -167,7 +167,7 @@ class Answerer:
         best = reading.best
         if draft.asked.by_sentence:
             return BY_SENTENCE
-        if best is not None and best.confidence < self.policy.min_short:
+        if best is not None and best.confidence < self.policy.shows_from(reading.reader):
             return UNSURE.format(confidence=best.confidence)
         return None
 
@@ -193,7 +193,8 @@ class Answerer:
     def _layout(self, draft: _Draft, reading: Reading, lead_anyway: bool = False
                 ) -> tuple[list[list[Scored]], Passage | None]:
         """The facts to cite, and the short answer's span when the reader is confident of it."""
-        scored, span = lead_with_short(self.index, draft.scored, reading, self.policy.min_short, lead_anyway)
+        shows_from = self.policy.shows_from(reading.reader)
+        scored, span = lead_with_short(self.index, draft.scored, reading, shows_from, lead_anyway)
         # Rival dated answers are the span reader's to find: the language model names one answer.
         rivals = reading.with_rivals(draft.spans)
         facts = group_facts(self.index, scored, self.policy)

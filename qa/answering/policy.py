@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from qa.config import Config
+from qa.config import Config, ReaderName
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,8 @@ class AnswerPolicy:
     hinge_evidence: float = 0.685
     # The short answer is shown from this calibrated confidence of the reader in it (QA_MIN_SHORT).
     min_short: float = 0.4
+    # The same for the language model's phrase, on its own calibration (QA_READER_MIN_SHORT).
+    reader_min_short: float = 0.4
     # The language model's no-answer score from which it refuses (QA_READER_DECLINE, eval's fit-lm).
     decline: float = 0.7
     # A dated rival's span is shown as its short answer from this probability of the span reader:
@@ -42,9 +44,15 @@ class AnswerPolicy:
     similar_rival: float = 0.7
 
     @classmethod
+    def shows_from(self, reader: ReaderName) -> float:
+        """The confidence from which this reader's short answer is shown."""
+        return self.reader_min_short if reader == ReaderName.LM else self.min_short
+
+    @classmethod
     def from_config(cls, config: Config) -> AnswerPolicy:
         """The policy with the thresholds the settings hold."""
         return cls(k=config.k, read_k=config.read_k, max_question_chars=config.max_question_chars,
                    min_evidence=config.min_evidence,
                    hinge_evidence=config.hinge_evidence, min_short=config.min_short,
+                   reader_min_short=config.reader_min_short,
                    decline=config.reader_decline)

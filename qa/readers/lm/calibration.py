@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +18,10 @@ CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 # What the confidence is fitted on: the phrase's summed, first and weakest token log-probability,
 # and the probability the model gave to declining at its first token.
 TOKEN_FEATURES = ("logprob", "first", "weakest", "declined")
+# And what the reading says of the phrase: how many sentences it read hold it, where the one it is
+# cited from stands in what it read (0: first), and whether it is of the kind the question asks for.
+READING_FEATURES = ("found_in", "found_rank", "typed")
+CONFIDENCE_FEATURES = TOKEN_FEATURES + READING_FEATURES
 # What the no-answer score is fitted on: that probability, and whether no sentence held the phrase.
 NO_ANSWER_FEATURES = ("declined", "unverified")
 
@@ -35,11 +39,12 @@ def features(tokens: Sequence[Token], declined: str) -> tuple[float, ...]:
 class Logistic:
     """A fitted logistic model: weights over named features, and a bias."""
 
+    features: tuple[str, ...]
     weights: tuple[float, ...]
     bias: float
 
-    def __call__(self, x: Sequence[float]) -> float:
-        z = self.bias + sum(w * v for w, v in zip(self.weights, x, strict=True))
+    def __call__(self, values: Mapping[str, float]) -> float:
+        z = self.bias + sum(w * values.get(f, 0.0) for f, w in zip(self.features, self.weights, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
@@ -50,15 +55,18 @@ class LMCalibration:
 
     right: Logistic | None = None
     none: Logistic | None = None
+    # The confidence from which the model's phrase is shown: shown phrases right at least 0.80 of
+    # the time out of fold (None: the policy's own threshold).
+    min_short: float | None = None
 
-    def confidence(self, x: Sequence[float]) -> float:
-        """P(the phrase is the right answer)."""
-        return self.right(x) if self.right else math.exp(x[0])
+    def confidence(self, values: Mapping[str, float]) -> float:
+        """P(the phrase is the right answer), from its CONFIDENCE_FEATURES."""
+        return self.right(values) if self.right else math.exp(values.get("logprob", -20.0))
 
     def no_answer(self, declined: float, unverified: bool) -> float:
         """P(the sentences the model read don't hold the answer)."""
         if self.none:
-            return self.none((declined, float(unverified)))
+            return self.none({"declined": declined, "unverified": float(unverified)})
         return max(declined, 0.5) if unverified else declined
 
 
@@ -74,9 +82,11 @@ def load_calibration(path: Path = CALIBRATION_FILE) -> LMCalibration:
         return LMCalibration()
     data = json.loads(path.read_text("utf-8"))
     right, none = data.get("confidence", {}), data.get("no_answer", {})
-    if (tuple(right.get("features", ())) != TOKEN_FEATURES
+    if (not set(right.get("features", ())) <= set(CONFIDENCE_FEATURES) or not right.get("features")
             or tuple(none.get("features", ())) != NO_ANSWER_FEATURES):
         log.warning("%s was fitted on other features: run `python -m eval fit-lm --write`", path.name)
         return LMCalibration()
-    return LMCalibration(Logistic(tuple(right["weights"]), float(right["bias"])),
-                       Logistic(tuple(none["weights"]), float(none["bias"])))
+    threshold = data.get("min_short")
+    return LMCalibration(Logistic(tuple(right["features"]), tuple(right["weights"]), float(right["bias"])),
+                         Logistic(NO_ANSWER_FEATURES, tuple(none["weights"]), float(none["bias"])),
+                         float(threshold) if threshold is not None else None)

@@ -53,11 +53,14 @@ class LMReader(ReadsAtOnce):
             return Reading.empty(self.name)
         reply = self.runtime.complete(self.prompt.question_messages(asked, given.text, earlier),
                                       max_tokens=MAX_PHRASE_TOKENS, stop=["\n"], top_logprobs=10)
-        return self._reading(asked, reply, given, self.runtime.name)
+        rank = {sid: r for r, (sid, _) in enumerate(sentences)}
+        return self._reading(asked, reply, given, self.runtime.name, rank)
 
-    def _reading(self, asked: Asked, reply: Completion, given: Excerpts, model: str) -> Reading:
+    def _reading(self, asked: Asked, reply: Completion, given: Excerpts, model: str,
+                 rank: dict[int, int]) -> Reading:
         x = features(reply.tokens, self.prompt.declined)
-        stats = {"prompt_tokens": reply.prompt_tokens, "cached_tokens": reply.cached_tokens,
+        stats: dict[str, float] = {"prompt_tokens": reply.prompt_tokens,
+                                   "cached_tokens": reply.cached_tokens,
                  "output_tokens": reply.completion_tokens, "read_ms": round(reply.ms, 1),
                  **{name: round(value, 4) for name, value in zip(TOKEN_FEATURES, x, strict=True)}}
         phrase = clean(reply.text)
@@ -84,7 +87,9 @@ class LMReader(ReadsAtOnce):
         n, a, b = max(found, key=support)
         sid = ids[n]
         candidate = self._candidate(sid, a, b)
-        confidence = self.calibration.confidence(x)
+        stats.update(found_in=len({f[0] for f in found}), typed=float(candidate.label in asked.labels),
+                     found_rank=round(math.log1p(rank.get(sid, len(rank))), 4))
+        confidence = self.calibration.confidence(stats)
         span = Span(sid, candidate, math.exp(x[0]), confidence)
         return read((span,), self.calibration.no_answer(x[3], False))
 
