@@ -70,10 +70,10 @@ def print_answer(result: Answer, streamed: str = "") -> None:
         click.echo(f"\n({len(result.dropped)} generated sentence(s) dropped: unsupported by their citations)")
     if result.short and result.answered:
         span = result.short_span
-        where = f" ({span.source} {span.start}-{span.end}, p={span.score:.2f})" if span else ""
         who = (f"; read by {result.model or 'the language model'} in {result.timings['read_ms'] / 1000:.1f} s"
                if result.reader == ReaderName.LM and "read_ms" in result.timings else "")
-        click.echo(f"\nShort answer: {result.short}{where}{who}")
+        where = f" ({span.source} {span.start}-{span.end}, p={span.score:.2f}{who})" if span else ""
+        click.echo(f"\nShort answer: {result.short}{where}")
     shown = result.citations if result.answered else result.passages[:3]
     if shown:
         click.echo("\nSources:" if result.answered else "\nClosest passages:")
