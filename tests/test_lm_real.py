@@ -19,16 +19,21 @@ def _short_is_exact(engine: QA, answer) -> None:
 
 
 def test_an_unsure_reading_cites_its_sentence_and_hides_the_phrase(real_qa: QA) -> None:
-    """The model reads "Sediq Seddiqi" but puts under half its probability on the first letter
-    (Ashraf Ghani is named too): the phrase is found word for word, and only the sentence shown."""
+    """The model reads the spokesman's name (the articles spell it "Sediq Seddiqi" and "Sediq
+    Sediqqi") but puts under half its probability on the first letter (Ashraf Ghani is named too):
+    the phrase is found word for word, and only the sentence shown."""
     question = "Who tweeted about the decree for the Afghan president?"
     answer = real_qa.answer(question)
     trace = answer.trace
     read_by_model(answer)
-    assert trace.phrase == "Sediq Seddiqi"
-    assert trace.confidence < real_qa.config.min_short
-    assert any("Sediq Seddiqi" in p.text for p in trace.given)
-    assert answer.answered and answer.short is None and "Sediq Seddiqi" in answer.citations[0].text
+    assert trace.phrase in SPELLINGS
+    assert trace.confidence < real_qa.answerer.policy.shows_from(answer.reader)
+    assert any(trace.phrase in p.text for p in trace.given)
+    assert answer.answered and answer.short is None
+    assert any(name in answer.citations[0].text for name in SPELLINGS)
+
+
+SPELLINGS = ("Sediq Seddiqi", "Sediq Sediqqi")
 
 
 @pytest.mark.parametrize(("question", "expected"), [

@@ -72,7 +72,8 @@ def test_the_server_logs_who_did_what_and_never_passwords_questions_or_answers(
 def test_dropped_generated_sentences_are_not_logged(fake_qa: qa.QA, caplog: pytest.LogCaptureFixture) -> None:
     base = fake_qa.answer(QUESTION)
     n = next(i for i, p in enumerate(base.passages, 1) if "40,000" in p.text)
-    invented = "The bridge was painted purple by 77 volunteers"
+    # A number with a comma: a port in a logged URL can hold any digits, never a comma.
+    invented = "The bridge was painted purple by 77,031 volunteers"
     fake_qa.config = fake_qa.config.replace(llm_timeout=5.0)
     _log_info(caplog)
     with FakeLLM(f"About 40,000 cars cross the bridge every day [{n}]. {invented} [{n}].") as server:
@@ -81,5 +82,5 @@ def test_dropped_generated_sentences_are_not_logged(fake_qa: qa.QA, caplog: pyte
     assert answer.method == "llm" and answer.dropped == (f"{invented}.",)
     logged = _logged(caplog)
     assert "dropped 1 generated sentence" in logged
-    for text in (invented, "purple", "77", QUESTION, "40,000"):
+    for text in (invented, "purple", "77,031", QUESTION, "40,000"):
         assert text not in logged, text

@@ -43,7 +43,6 @@ class AnswerPolicy:
     # Without a typed short answer, a dated rival must say nearly the same thing as the lead (cosine).
     similar_rival: float = 0.7
 
-    @classmethod
     def shows_from(self, reader: ReaderName) -> float:
         """The confidence from which this reader's short answer is shown."""
         return self.reader_min_short if reader == ReaderName.LM else self.min_short
