@@ -157,3 +157,30 @@ print(sorted(m for m in sys.modules if m == "ray" or m.startswith("ray.")))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_readme_is_short_and_every_setting_is_documented():
+    """The README stays a front page (150 lines at most); docs/configuration.md names every field of
+    Config as its QA_ variable, and the README links there."""
+    from dataclasses import fields
+
+    from qa.config import Config
+
+    root = PACKAGE.parent
+    readme = (root / "README.md").read_text("utf-8")
+    assert len(readme.splitlines()) <= 150
+    documented = (root / "docs" / "configuration.md").read_text("utf-8")
+    names = [f"QA_{f.name.upper()}" for f in fields(Config)]
+    assert [name for name in names if f"`{name}`" not in documented] == []
+    assert "docs/configuration.md" in readme
+
+
+def test_the_changelog_names_the_packages_version():
+    """The CHANGELOG's newest release is the version pyproject.toml gives the package."""
+    import re
+    import tomllib
+
+    root = PACKAGE.parent
+    version = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["project"]["version"]
+    releases = re.findall(r"^## \[?(\d+\.\d+\.\d+)\]?", (root / "CHANGELOG.md").read_text("utf-8"), re.M)
+    assert releases and releases[0] == version
