@@ -14,7 +14,7 @@ class AnswerPolicy:
     # Passages an answer cites from (QA_K), passages the reader's sentences are ranked from
     # (QA_READ_K), and the longest question read (QA_MAX_QUESTION_CHARS).
     k: int = 5
-    read_k: int = 20
+    read_k: int = 5
     max_question_chars: int = 2000
     # Below this evidence score: "The articles don't cover this." (QA_MIN_EVIDENCE, eval's calibrate).
     min_evidence: float = 0.42
