@@ -7,7 +7,6 @@ import logging
 import os
 import signal
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,23 +83,34 @@ def serve(ctx: click.Context, address: str, replicas: int, replica_cpus: int, ma
     from qa.cluster.serve import start_service, stop_service
 
     _quiet_ray()
+    # Ray's handler of fatal signals would take SIGTERM first and end the process with Serve running.
+    os.environ["RAY_DISABLE_FAILURE_SIGNAL_HANDLER"] = "1"
+    # A stop may come while Serve is still starting (`kill` as soon as /health answers): then Ray's
+    # own SIGTERM handler (sys.exit) stands in for this one, and either way Serve is stopped below,
+    # or its replicas would keep the cluster's CPUs.
+    signal.signal(signal.SIGTERM, _stop)
     try:
-        url = start_service(ctx.obj["config"], address, replicas, host, port, replica_cpus, max_replicas)
-    except QAError as exc:
-        raise ClusterUserError(str(exc)) from None
-    token = " with a bearer token (QA_SERVE_TOKEN)" if ctx.obj["config"].serve_token else ""
-    click.echo(f"Serving {replicas} replica(s) at {url}{token} (POST /ask, POST /search, GET /health); "
-               "Ctrl-C stops.", err=True)
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    try:
-        while not done.wait(1):
-            pass
-    except KeyboardInterrupt:
+        try:
+            url = start_service(ctx.obj["config"], address, replicas, host, port, replica_cpus, max_replicas)
+        except QAError as exc:
+            raise ClusterUserError(str(exc)) from None
+        token = " with a bearer token (QA_SERVE_TOKEN)" if ctx.obj["config"].serve_token else ""
+        click.echo(f"Serving {replicas} replica(s) at {url}{token} (POST /ask, POST /search, GET /health); "
+                   "Ctrl-C stops.", err=True)
+        signal.signal(signal.SIGTERM, _stop)
+        while True:
+            signal.pause()
+    except (KeyboardInterrupt, SystemExit):
         pass
     finally:
-        with _silenced():  # Ray reports each actor it stops as an error; stopping is what was asked
-            stop_service()
+        if "ray" in sys.modules and sys.modules["ray"].is_initialized():
+            with _silenced():  # Ray reports each actor it stops as an error; stopping is what was asked
+                stop_service()
+
+
+def _stop(*_: object) -> None:
+    """SIGTERM: stop serving, as Ctrl-C does."""
+    raise SystemExit(0)
 
 
 @contextlib.contextmanager
