@@ -37,7 +37,7 @@ RUNTIME_FLAG = $(if $(filter prebuilt,$(RUNTIME)),--prebuilt)
 # would pull CUDA), then the project.
 $(STAMP): pyproject.toml requirements-nlp.txt requirements-reader.txt
 	@test -x $(PY) || python3 -m venv $(VENV)
-	@echo "Setting up $(VENV)/ (about 2 minutes with pip's cache filled, 6 the first time on 2 cores)…"
+	@echo "Setting up $(VENV)/ (about 2 minutes with pip's cache filled; the first time on a machine, step 6 compiles llama.cpp for its CPU: 24 to 45 minutes measured on 2 cores)…"
 	@date +%s > $(VENV)/.began
 	@echo "[1/6] torch 2.13.0 (CPU build)"; $(BEGAN)
 	@if [ -n "$(TORCH_INDEX)" ] && $(PY) -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=5)" 2>/dev/null; \

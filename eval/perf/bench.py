@@ -20,10 +20,15 @@ from pathlib import Path
 from eval.paths import RUNS, eval_articles
 from eval.perf.timing import (
     BenchError,
+    against_prebuilt,
     checked,
+    cold_phases,
     lm_answers,
     pct,
     question_texts,
+    reader_prompts,
+    reader_settings,
+    runtime_worker,
     wall,
     warm_answers,
     warm_only,
@@ -37,9 +42,15 @@ def main() -> None:
     if sys.argv[1:2] == ["--warm-only"]:
         warm_only(Path(sys.argv[2]), Path(sys.argv[3]))
         return
+    if sys.argv[1:2] == ["--cold-phases"]:
+        cold_phases(Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4])
+        return
+    if sys.argv[1:2] == ["--runtime-worker"]:
+        runtime_worker()
+        return
     work = Path(tempfile.mkdtemp(prefix="qa-bench-"))
     try:
-        run(work)
+        run_reader(work) if "--only-reader" in sys.argv else run(work)
     except BenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -47,31 +58,144 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def plan(repeats: int, lm_questions: int) -> dict[str, float]:
+def plan(repeats: int, lm_questions: int, rounds: int) -> dict[str, float]:
     """The steps, with their expected seconds on 2 cores."""
     return {"load sentence-transformers": 15, "ONNX export (once per machine)": 5,
             "load the build embedder": 3, "index builds": 3 * repeats, "query embeddings": 10,
             "warm answers in this process": 5, "warm answers in a process of their own": 15,
-            "cold `qa ask`": 8 * repeats, "cold `qa ask --reader spans`": 4 * repeats,
+            "cold `qa ask`": 8 * repeats, "cold `qa ask`, phase by phase": 10 * repeats,
+            "cold `qa ask --reader spans`": 4 * repeats,
+            "the reader runtime's settings side by side": 40 + 3 * 10 * rounds,
+            "the installed runtime against the prebuilt wheel": 20 + 6 * rounds,
             "answers read by the model": 3 * lm_questions, "cold `qa build --force`": 6 * repeats,
             "import sentence_transformers": 6 * repeats}
 
 
-def run(work: Path) -> None:
-    """Every measurement, in the scratch folder work, written to --out and printed."""
+def arguments() -> argparse.Namespace:
+    """The command line's flags."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=RUNS / "bench.json")
     parser.add_argument("--repeats", type=int, default=3, help="Index builds and cold runs to time.")
     parser.add_argument("--lm-questions", type=int, default=115,
                         help="Questions answered with the language-model reader (about 2-4 s each).")
-    args = parser.parse_args()
+    parser.add_argument("--settings-rounds", type=int, default=6,
+                        help="Prompts each variant of the reader runtime's settings reads (0: none).")
+    parser.add_argument("--prebuilt-wheel", type=Path,
+                        help="xllamacpp's prebuilt wheel (pip download --no-deps --only-binary :all: "
+                        "xllamacpp==2026.10.11549): it reads side by side with the installed runtime")
+    parser.add_argument("--only-reader", action="store_true",
+                        help="Only the reader's figures (cold `qa ask`, its phases, the runtime's settings, "
+                        "answers read by the model), written to bench_reader.json")
+    return parser.parse_args()
+
+
+def reader_figures(work: Path, index: Path, args: argparse.Namespace, steps: Steps) -> dict:
+    """What the language-model reader costs: cold `qa ask` phase by phase (the first run after the
+    instruction's saved state is removed, so it reads and saves it; the next ones restore it), and
+    the runtime's settings side by side on the reader's own prompts."""
+    from qa import Config
+
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    steps.step("cold `qa ask`, phase by phase", f"{args.repeats} runs")
+    for saved in (Config.from_env().cache_dir / "kv").glob("*.bin"):
+        saved.unlink()
+    cmd = [sys.executable, "-m", "eval.perf.bench", "--cold-phases", str(work / "seeds"), str(index), ASKED]
+    phases = [json.loads(checked(cmd, env).splitlines()[-1]) for _ in range(args.repeats)]
+    restored = [p for p in phases if p["primed"] == "restored"] or phases
+    median = {k: statistics.median(p[k] for p in restored) for k, v in phases[0].items()
+              if isinstance(v, float)}
+    out = {"cold_phases": phases, "cold_phases_restored_median": median}
+    if args.settings_rounds:
+        steps.step("the reader runtime's settings side by side", f"{args.settings_rounds} prompts each")
+        prompts = reader_prompts(work / "seeds", index, question_texts())[: args.settings_rounds]
+        out["settings"] = reader_settings(prompts)
+        if args.prebuilt_wheel:
+            steps.step("the installed runtime against the prebuilt wheel", f"{len(prompts)} prompts")
+            lib = work / "prebuilt"
+            shutil.unpack_archive(args.prebuilt_wheel, lib, "zip")
+            out["against_prebuilt"] = against_prebuilt(prompts, lib)
+    return out
+
+
+def print_reader(figures: dict) -> None:
+    """The reader's figures, a line each."""
+    first, median = figures["cold_phases"][0], figures["cold_phases_restored_median"]
+    shown = ", ".join(f"{name} {median[f'{name}_s']:.2f} s ({median[f'{name}_cpu_s']:.2f} CPU-s)"
+                      for name in ("import", "index", "query_embedder", "model", "question"))
+    print(f"cold `qa ask` phases       {shown} = {median['total_s']:.2f} s "
+          f"({median['total_cpu_s']:.2f} CPU-s); "
+          f"of the model's, the instruction restored in {median['instruction_s']:.3f} s; the question's "
+          f"reading {median['read_ms'] / 1000:.2f} s; with no saved state the instruction was "
+          f"{first['primed']} in {first['instruction_s']:.2f} s")
+    for group, variants in figures.get("settings", {}).items():
+        shown = ", ".join(f"{_variant(v)} {v['median_s']:.2f} s ({v['ratio_to_default']:.2f}x, "
+                          f"{v['prompt_tokens_per_s']:.0f} tok/s, "
+                          f"{v['same_answers_as_default']}/{v['readings']} same)" for v in variants)
+        print(f"reader {group:19s} {shown}")
+    if ab := figures.get("against_prebuilt"):
+        speed = ab["prompt_tokens_per_s"]
+        print(f"reader runtime             installed {speed['installed']:.1f} tok/s, prebuilt wheel "
+              f"{speed['prebuilt']:.1f} tok/s: {ab['ratio_installed_to_prebuilt']:.2f}x, "
+              f"{ab['same_answers']}/{ab['prompts']} same answers")
+
+
+def _variant(v: dict) -> str:
+    return "/".join(str(v[k]) for k in v if k in ("threads", "batch", "ubatch", "flash", "context"))
+
+
+ASKED = "How many Taliban prisoners will be released every day?"
+
+
+def run_reader(work: Path) -> None:
+    """The reader's figures alone (--only-reader): an index of the eval articles, cold `qa ask`,
+    its phases, the runtime's settings and warm answers read by the model; bench_reader.json."""
+    from qa import QA, Config
+
+    args = arguments()
+    out = args.out.with_name("bench_reader.json")  # never over a whole bench's bench.json
+    steps = Steps("bench", {"index": 30, "cold `qa ask`": 8 * args.repeats,
+                            "cold `qa ask`, phase by phase": 10 * args.repeats,
+                            "the reader runtime's settings side by side": 40 + 30 * args.settings_rounds,
+                            "the installed runtime against the prebuilt wheel": 20 + 6 * args.settings_rounds,
+                            "answers read by the model": 3 * args.lm_questions})
+    load_before = os.getloadavg()
+    shutil.copytree(eval_articles(), work / "seeds", ignore=shutil.ignore_patterns("SHA256SUMS"))
+    steps.step("index")
+    QA(Config.from_env(seeds_dir=work / "seeds", index_dir=work / "index0")).build()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    ask = [str(Path(sys.executable).parent / "qa"), "--seeds", str(work / "seeds"), "--index",
+           str(work / "index0"), "ask", ASKED]
+    steps.step("cold `qa ask`", f"{args.repeats} runs")
+    cold = [wall(ask, env) for _ in range(args.repeats)]
+    figures = reader_figures(work, work / "index0", args, steps)
+    steps.step("answers read by the model", f"{args.lm_questions} questions")
+    lm = lm_answers(work / "seeds", work / "index0", question_texts()[: args.lm_questions])
+    steps.finish()
+    result = {"machine": {"cores": os.cpu_count(), "loadavg_before": load_before,
+                          "loadavg_after": os.getloadavg()},
+              "cold_qa_ask_s": {"median": statistics.median(cold), "all": cold}, "reader": figures,
+              "lm_reader": lm}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2))
+    print(f"cold `qa ask`              {statistics.median(cold):8.2f} s (each: "
+          f"{', '.join(f'{c:.2f}' for c in cold)})")
+    print_reader(figures)
+    print(f"language-model reader      warm answer p50 / p95 {lm['warm_answer_ms']['p50']:.0f} / "
+          f"{lm['warm_answer_ms']['p95']:.0f} ms over {lm['questions']} questions, {lm['threads']} threads")
+    print(f"load average {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after")
+    print(f"written to {out}")
+
+
+def run(work: Path) -> None:
+    """Every measurement, in the scratch folder work, written to --out and printed."""
+    args = arguments()
 
     from qa import QA, Config
     from qa.embedding.export import export_onnx
     from qa.embedding.onnx_runtime import OnnxEmbedder
     from qa.embedding.transformer import get_embedder
 
-    steps = Steps("bench", plan(args.repeats, args.lm_questions))
+    steps = Steps("bench", plan(args.repeats, args.lm_questions, args.settings_rounds))
     load_before = os.getloadavg()
     shutil.copytree(eval_articles(), work / "seeds", ignore=shutil.ignore_patterns("SHA256SUMS"))
     steps.step("load sentence-transformers")
@@ -136,10 +260,10 @@ def run(work: Path) -> None:
     alone = json.loads(out.splitlines()[-1])
     warm = alone["seconds"]
     qa_bin = str(Path(sys.executable).parent / "qa")
-    ask = [qa_bin, "--seeds", str(work / "seeds"), "--index", str(work / "index0"), "ask",
-           "How many Taliban prisoners will be released every day?"]
+    ask = [qa_bin, "--seeds", str(work / "seeds"), "--index", str(work / "index0"), "ask", ASKED]
     steps.step("cold `qa ask`", f"{args.repeats} runs, the model loaded by each")
     cold = [wall(ask, env) for _ in range(args.repeats)]
+    reader = reader_figures(work, work / "index0", args, steps)
     steps.step("cold `qa ask --reader spans`", f"{args.repeats} runs")
     cold_spans = [wall(ask + ["--reader", "spans"], env) for _ in range(args.repeats)]
     steps.step("answers read by the model", f"{min(args.lm_questions, len(questions))} questions")
@@ -185,6 +309,7 @@ def run(work: Path) -> None:
         "warm_answer_ratio_to_raw_embedding": {"p50": statistics.median(warm) / raw_p50,
                                                "p95": pct(warm, 0.95) / raw_p50},
         "cold_qa_ask_s": {"median": statistics.median(cold), "all": cold},
+        "reader": reader,
         "cold_qa_ask_span_reader_s": {"median": statistics.median(cold_spans), "all": cold_spans},
         "lm_reader": {**lm, "warm_answer_ratio_to_span_reader_p50":
                       lm["warm_answer_ms"]["p50"] / 1000 / statistics.median(warm)},
@@ -224,6 +349,7 @@ def run(work: Path) -> None:
           f"reader (model load included); {statistics.median(cold_spans):.2f} s with the span reader "
           f"= {statistics.median(cold_spans) / statistics.median(import_st):.2f}x `import "
           f"sentence_transformers` ({result['import_sentence_transformers_s']:.2f} s)")
+    print_reader(reader)
     print(f"language-model reader      warm answer p50 / p95 {lm['warm_answer_ms']['p50']:.0f} / "
           f"{lm['warm_answer_ms']['p95']:.0f} ms over {lm['questions']} questions "
           f"({result['lm_reader']['warm_answer_ratio_to_span_reader_p50']:.0f}x the span reader's), "

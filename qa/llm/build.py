@@ -116,7 +116,8 @@ def choose(cache: Path, model: Path | None, python: str, say: Say, prebuilt: boo
             return _built(c), "; ".join([*tried, done])
         tried = tried or ["this CPU runs nothing the prebuilt wheel lacks"]
         shutil.rmtree(cache / "src", ignore_errors=True)
-    wheel.install(python, None)
+    if not wheel.install(python, None):
+        tried.append("already installed")
     return f"the prebuilt xllamacpp {VERSION} (AVX2)", "; ".join(tried)
 
 
