@@ -81,3 +81,15 @@ def test_a_third_turn_still_knows_who_he_is(real_qa: QA) -> None:
         read_by_model(answer)
     assert third.short == "Reuters"
     _short_is_exact(real_qa, third)
+
+
+def test_a_why_question_cites_the_reason(real_qa: QA) -> None:
+    """Why the Taliban rejected Kabul's offer is in the articles: all 5,000 prisoners first, before
+    talks. The answer cites a sentence that says so, beside the one that restates the rejection,
+    and no two citations are the same sentence."""
+    answer = real_qa.answer("Why did the Taliban reject the Afghan government's offer?")
+    read_by_model(answer)
+    assert answer.answered and answer.short is None
+    texts = [c.text for c in answer.citations]
+    assert any("5,000" in t and ("before" in t or "accord" in t) for t in texts), texts
+    assert len(set(texts)) == len(texts)

@@ -3,6 +3,8 @@ answer's sentence first."""
 
 from __future__ import annotations
 
+import re
+
 from qa.answer import contains_span
 from qa.answering.policy import AnswerPolicy
 from qa.answering.scoring import Scored
@@ -91,3 +93,33 @@ def _plain(text: str) -> str:
 def cited_sentences(facts: list[list[Scored]]) -> set[int]:
     """Every sentence the facts cite."""
     return {item.sentence for group in facts for item in group}
+
+
+# Words by which news gives a cause or a condition: "5,000 prisoners should be released … before
+# the intra-Afghan talks", "refusing to budge from a longstanding demand".
+REASON_CUES = re.compile(r"\b(because|since|due to|as a result|in order to|so that|should|must|unless|until|"
+                         r"demand\w*|condition\w*|refus\w*|reject\w*|insist\w*|accus\w*|in exchange)\b", re.I)
+
+
+def gives_reason(text: str, asked: str) -> bool:
+    """True when the sentence has a word of cause or condition that is not the question's own
+    ("rejected" in a sentence about "why did they reject…" restates the question)."""
+    own = {w[:5] for w in re.findall(r"\w+", asked.lower()) if len(w) > 3}
+    return any(m.group(0).lower()[:5] not in own for m in REASON_CUES.finditer(text))
+
+
+def with_reason(index: Index, facts: list[list[Scored]], given: tuple[int, ...],
+                scored: list[Scored], question: str) -> list[list[Scored]]:
+    """The facts, and after them the best-scored sentence the reader read that gives a cause or a
+    condition, when none of the facts does: a why-question the model declined still cites a reason."""
+    cited = cited_sentences(facts)
+    if any(gives_reason(index.sentence_text(sid), question) for sid in cited):
+        return facts
+    said = {_plain(index.sentence_text(sid)) for sid in cited}
+    score = {s.sentence: s.score for s in scored}
+    reasons = [sid for sid in given if sid not in cited and _plain(index.sentence_text(sid)) not in said
+               and gives_reason(index.sentence_text(sid), question)]
+    if not reasons:
+        return facts
+    best = max(reasons, key=lambda sid: score.get(sid, 0.0))
+    return [*facts, [Scored(best, score.get(best, 0.0))]]

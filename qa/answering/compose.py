@@ -9,7 +9,14 @@ from dataclasses import dataclass, replace
 
 from qa.answer import NOT_COVERED, Answer, Choice, Trace
 from qa.answering import coverage, recency
-from qa.answering.cite import citation, cited_sentences, cited_text, group_facts, lead_with_short
+from qa.answering.cite import (
+    citation,
+    cited_sentences,
+    cited_text,
+    group_facts,
+    lead_with_short,
+    with_reason,
+)
 from qa.answering.evidence import rank_evidence
 from qa.answering.policy import AnswerPolicy
 from qa.answering.scoring import Scored, score_sentences
@@ -214,6 +221,8 @@ class Answerer:
                 facts = steady
             if span is None and notice is None:
                 notice = self._unshown(draft, reading)
+            if draft.asked.kind == "reason" and reading.best is None:
+                facts = with_reason(self.index, facts, reading.given, draft.scored, draft.query)
         parts, citations = cited_text(self.index, facts)
         parts = recency.dated_text(self.index, facts, parts)
         best = reading.best
