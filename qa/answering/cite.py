@@ -104,7 +104,14 @@ REASON_CUES = re.compile(r"\b(because|since|due to|as a result|in order to|so th
 def gives_reason(text: str, asked: str) -> bool:
     """True when the sentence has a word of cause or condition that is not the question's own
     ("rejected" in a sentence about "why did they reject…" restates the question)."""
-    own = {w[:5] for w in re.findall(r"\w+", asked.lower()) if len(w) > 3}
+    return _gives_reason(text, _stems(asked))
+
+
+def _stems(asked: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"\w+", asked.lower()) if len(w) > 3}
+
+
+def _gives_reason(text: str, own: set[str]) -> bool:
     return any(m.group(0).lower()[:5] not in own for m in REASON_CUES.finditer(text))
 
 
@@ -112,13 +119,14 @@ def with_reason(index: Index, facts: list[list[Scored]], given: tuple[int, ...],
                 scored: list[Scored], question: str) -> list[list[Scored]]:
     """The facts, and after them the best-scored sentence the reader read that gives a cause or a
     condition, when none of the facts does: a why-question the model declined still cites a reason."""
+    own = _stems(question)  # once per answer, not once per sentence
     cited = cited_sentences(facts)
-    if any(gives_reason(index.sentence_text(sid), question) for sid in cited):
+    if any(_gives_reason(index.sentence_text(sid), own) for sid in cited):
         return facts
     said = {_plain(index.sentence_text(sid)) for sid in cited}
     score = {s.sentence: s.score for s in scored}
     reasons = [sid for sid in given if sid not in cited and _plain(index.sentence_text(sid)) not in said
-               and gives_reason(index.sentence_text(sid), question)]
+               and _gives_reason(index.sentence_text(sid), own)]
     if not reasons:
         return facts
     best = max(reasons, key=lambda sid: score.get(sid, 0.0))

@@ -97,7 +97,7 @@ def serve(ctx: click.Context, address: str, replicas: int, replica_cpus: int, ma
         token = " with a bearer token (QA_SERVE_TOKEN)" if ctx.obj["config"].serve_token else ""
         click.echo(f"Serving {replicas} replica(s) at {url}{token} (POST /ask, POST /search, GET /health); "
                    "Ctrl-C stops.", err=True)
-        signal.signal(signal.SIGTERM, _stop)
+        signal.signal(signal.SIGTERM, _stop)  # again: ray.init put its own in place of the first
         while True:
             signal.pause()
     except (KeyboardInterrupt, SystemExit):
