@@ -357,3 +357,23 @@ def test_the_warm_answer_step_runs_as_bench_runs_it(real_copy: dict[str, str]) -
                           real_copy["QA_INDEX_DIR"]], real_copy)
     timed = json.loads(out.splitlines()[-1])
     assert len(timed["seconds"]) == len(timing.question_texts()) and timed["torch"] is False
+
+
+@pytest.mark.slow
+def test_bench_reads_another_model_file_side_by_side(model_cache: Path) -> None:
+    """`eval bench --model`: a variant reads with the GGUF file it names, beside the configured one."""
+    from eval.perf import bench, timing
+    from qa import Config
+    from qa.llm.model_file import model_path
+
+    shipped = model_path(model_cache, Config.from_env().reader_model)
+    prompt = [{"role": "user", "content": "[1] The ministry said 1,500 prisoners will be freed.\n\n"
+               "Question: How many prisoners will be freed?"}]
+    out = timing.reader_settings([prompt], {"model": [{}, {"model": str(shipped)}]})["model"]
+    assert [bench._variant(v) for v in out] == ["default", shipped.stem]
+    assert all(v["readings"] == 1 and v["prompt_tokens_per_s"] > 0 for v in out)
+    assert out[1]["same_answers_as_default"] == 1  # the same file: the same answer
+    from qa.errors import ModelProblem
+
+    with pytest.raises(ModelProblem, match="could not load the reader's model .*missing.gguf"):
+        timing.reader_settings([prompt], {"model": [{}, {"model": str(model_cache / "missing.gguf")}]})

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from eval.paths import RUNS, eval_articles
 from eval.perf.timing import (
+    SETTINGS,
     BenchError,
     against_prebuilt,
     checked,
@@ -83,6 +84,11 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--prebuilt-wheel", type=Path,
                         help="xllamacpp's prebuilt wheel (pip download --no-deps --only-binary :all: "
                         "xllamacpp==2026.10.11549): it reads side by side with the installed runtime")
+    parser.add_argument("--model", type=Path,
+                        help="Another GGUF of the reader's model (a Q4_0 requantized from the shipped "
+                        "Q4_K_M: python -m eval.fit.requantize), read side by side with the configured one")
+    parser.add_argument("--settings", action="append", choices=[*SETTINGS, "model"],
+                        help="Only these groups of the runtime's settings (repeat the flag; default: all)")
     parser.add_argument("--only-reader", action="store_true",
                         help="Only the reader's figures (cold `qa ask`, its phases, the runtime's settings, "
                         "answers read by the model), written to bench_reader.json")
@@ -108,7 +114,11 @@ def reader_figures(work: Path, index: Path, args: argparse.Namespace, steps: Ste
     if args.settings_rounds:
         steps.step("the reader runtime's settings side by side", f"{args.settings_rounds} prompts each")
         prompts = reader_prompts(work / "seeds", index, question_texts())[: args.settings_rounds]
-        out["settings"] = reader_settings(prompts)
+        groups: dict[str, list[dict[str, object]]] = dict(SETTINGS)
+        if args.model:
+            groups["model"] = [{}, {"model": str(args.model)}]
+        out["settings"] = reader_settings(prompts, {g: v for g, v in groups.items()
+                                                    if not args.settings or g in args.settings})
         if args.prebuilt_wheel:
             steps.step("the installed runtime against the prebuilt wheel", f"{len(prompts)} prompts")
             lib = work / "prebuilt"
@@ -140,7 +150,9 @@ def print_reader(figures: dict) -> None:
 
 
 def _variant(v: dict) -> str:
-    return "/".join(str(v[k]) for k in v if k in ("threads", "batch", "ubatch", "flash", "context"))
+    shown = [Path(str(v[k])).stem if k == "model" else str(v[k]) for k in v
+             if k in ("threads", "batch", "ubatch", "flash", "context", "model")]
+    return "/".join(shown) or "default"
 
 
 ASKED = "How many Taliban prisoners will be released every day?"

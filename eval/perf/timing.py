@@ -149,7 +149,8 @@ def reader_prompts(seeds: Path, index: Path, texts: list[str]) -> list[list[dict
 def reader_settings(prompts: list[list[dict[str, str]]], groups: dict[str, list[dict[str, object]]]
                     = SETTINGS) -> dict:
     """Seconds per reading, prompt tokens read per second and the ratio to the default, for each
-    group's variants, loaded at once and taking turns on the same prompts (the order rotates)."""
+    group's variants, loaded at once and taking turns on the same prompts (the order rotates). A
+    variant's "model" is another GGUF file read in place of the configured one."""
     import gc
 
     from qa import Config
@@ -164,7 +165,9 @@ def reader_settings(prompts: list[list[dict[str, str]]], groups: dict[str, list[
     out: dict = {}
     for group, variants in groups.items():
         prefix = default_prompt().warm_messages()
-        runtimes = [LlamaRuntime(path, **{**base, **v}, prefix=prefix) for v in variants]  # type: ignore[arg-type]
+        runtimes = [LlamaRuntime(Path(str(v["model"])) if "model" in v else path,
+                                 **{**base, **{k: x for k, x in v.items() if k != "model"}},  # type: ignore[arg-type]
+                                 prefix=prefix) for v in variants]
         seconds: list[list[float]] = [[] for _ in variants]
         speeds: list[list[float]] = [[] for _ in variants]
         texts: list[list[str]] = [[] for _ in variants]
