@@ -11,6 +11,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from net import chromium, free_port, serving
+from reading import read_by_model
 
 import app
 import qa
@@ -197,6 +198,7 @@ def test_gradio_client_with_credentials(signed: tuple[str, qa.QA]) -> None:
         client = Client(url, auth=(user, password), verbose=False)
         answer = client.predict("How many Taliban prisoners will be released each day?", api_name="/ask")
         assert answer["answered"] and answer["short"] == "100"
+        read_by_model(answer)
         for c in answer["citations"]:
             assert engine.index.articles[c["source"]].text[c["start"]:c["end"]] == c["text"]
 

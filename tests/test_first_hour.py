@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import SEEDS
 from net import free_port, serving
+from reading import read_by_model
 
 import qa
 from qa.config import project_root
@@ -148,7 +149,9 @@ def test_a_question_in_another_language_is_told_so(real_qa):
     answer = real_qa.answer("¿Cuántos prisioneros talibanes serán liberados cada día?")
     assert not answer.answered and answer.text == "The question is not in English."
     assert "does not look like English" in (answer.notice or "")
-    assert real_qa.answer("How many Taliban prisoners will be released each day?").answered
+    english = real_qa.answer("How many Taliban prisoners will be released each day?")
+    assert english.answered
+    read_by_model(english)
 
 
 def test_a_date_range_with_no_dated_article_says_so(fake_qa):

@@ -21,6 +21,9 @@ import qa
 from qa.errors import FAILED
 from qa.surfaces import chat, throttle
 
+EMPTY = "the question is empty: type a question about the articles"
+NOT_HISTORY = "history must be a list of the earlier questions, as text"
+
 USERS = {"alice": "alice-pass-1", "bob": "bob-pass-2"}
 RESPOND = 0  # the chat's ask button: respond(question, turns, use_llm, since, until)
 
@@ -98,12 +101,15 @@ def test_odd_inputs_to_the_chat_get_a_page_with_one_line_at_most(open_url: str) 
 
 def test_refused_api_calls_log_one_line_and_no_traceback(open_url: str, capfd, caplog) -> None:
     from gradio_client import Client
+    from gradio_client.exceptions import AppError
 
     client = Client(open_url, verbose=False)
     with caplog.at_level(logging.INFO, logger="qa.app"):
-        for question, history in (("", None), ("Who?", "not a list"), ("Who?", [1, 2])):
-            with pytest.raises(Exception):  # noqa: B017 - gradio_client raises a plain AppError
+        for question, history, message in (("", None, EMPTY), ("Who?", "not a list", NOT_HISTORY),
+                                           ("Who?", [1, 2], NOT_HISTORY)):
+            with pytest.raises(AppError) as refused_with:
                 client.predict(question, history, api_name="/ask")
+            assert refused_with.value.message == message  # the refusal itself, nothing generic
     err = capfd.readouterr().err
     assert "Traceback" not in err, err[-2000:]
     refused = [r for r in caplog.records if "/ask refused" in r.getMessage()]
