@@ -31,6 +31,19 @@ from qa.text.words import tokenize  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 SEEDS = Path(__file__).parent.parent / "seeds"
+# The one refusal a question of any text may get (spaces or controls alone), word for word.
+EMPTY = "the question is empty: type a question about the articles"
+
+
+def shipped_into(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The span reader's fitted files (ranker, types) written into folder, not the package."""
+    import dataclasses
+
+    from eval.fit import shipped
+
+    for name in ("ranker", "types"):
+        monkeypatch.setitem(shipped.SHIPPED, name,
+                            dataclasses.replace(shipped.SHIPPED[name], path=folder / f"{name}.json"))
 
 
 class FakeEmbedder:

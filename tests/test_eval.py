@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import shipped_into
 
 from eval.__main__ import main
 from eval.paths import RESULTS, MissingData
@@ -238,10 +239,7 @@ def test_fitting_writes_a_shipped_file_whole_and_clears_its_cache(tmp_path: Path
     from qa.readers.spans.types import type_table
 
     assert shipped.SHIPPED["ranker"].path == RANKER_FILE  # the file the span reader reads
-    for name in ("ranker", "types"):
-        monkeypatch.setitem(shipped.SHIPPED, name, shipped.Shipped(tmp_path / f"{name}.json",
-                                                                   shipped.SHIPPED[name].cache,
-                                                                   shipped.SHIPPED[name].sort_keys))
+    shipped_into(tmp_path, monkeypatch)
     default_ranker()
     type_table()
     assert default_ranker.cache_info().currsize == type_table.cache_info().currsize == 1
@@ -364,6 +362,7 @@ def test_bench_reads_another_model_file_side_by_side(model_cache: Path) -> None:
     """`eval bench --model`: a variant reads with the GGUF file it names, beside the configured one."""
     from eval.perf import bench, timing
     from qa import Config
+    from qa.errors import ModelProblem
     from qa.llm.model_file import model_path
 
     shipped = model_path(model_cache, Config.from_env().reader_model)
@@ -373,7 +372,5 @@ def test_bench_reads_another_model_file_side_by_side(model_cache: Path) -> None:
     assert [bench._variant(v) for v in out] == ["default", shipped.stem]
     assert all(v["readings"] == 1 and v["prompt_tokens_per_s"] > 0 for v in out)
     assert out[1]["same_answers_as_default"] == 1  # the same file: the same answer
-    from qa.errors import ModelProblem
-
     with pytest.raises(ModelProblem, match="could not load the reader's model .*missing.gguf"):
         timing.reader_settings([prompt], {"model": [{}, {"model": str(model_cache / "missing.gguf")}]})

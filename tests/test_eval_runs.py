@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import shipped_into
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 ROOT = Path(__file__).parent.parent
@@ -89,14 +90,11 @@ def test_eval_cluster_builds_on_ray_nodes(tmp_path: Path, model_cache: Path) -> 
 
 def test_eval_fit_reader_fits_and_writes_the_span_readers_files(tmp_path: Path, model_cache: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from eval.fit import reader, shipped
+    from eval.fit import reader
     from qa.readers.spans.ranker import default_ranker
     from qa.readers.spans.types import type_table
 
-    for name in ("ranker", "types"):  # the package's own files are never touched by a test
-        monkeypatch.setitem(shipped.SHIPPED, name, shipped.Shipped(tmp_path / f"{name}.json",
-                                                                   shipped.SHIPPED[name].cache,
-                                                                   shipped.SHIPPED[name].sort_keys))
+    shipped_into(tmp_path, monkeypatch)  # the package's own files are never touched by a test
     try:
         assert reader.main(["--limit", "60", "--work", str(tmp_path / "work"),
                             "--out", str(tmp_path / "reader_fit.json")]) == 0

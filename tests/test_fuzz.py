@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import EMPTY
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from net import serving
@@ -23,9 +24,8 @@ from qa.surfaces.cli import main
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]  # up to 60 questions read by the model
 SEEDS = Path(__file__).parent.parent / "seeds"
-# The only refusals a question of any text may get (a question of spaces or controls alone):
-# anything else (a crash, a generic error, an exception of another type) fails the test.
-EMPTY = "the question is empty: type a question about the articles"
+# EMPTY is the only refusal a question of any text may get: anything else (a crash, a generic
+# error, an exception of another type) fails the test.
 # A question holding a digit, asked every run whatever Hypothesis draws.
 DIGITS = "How many Taliban prisoners will be released on 10 March 2020?"
 

@@ -14,14 +14,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import DATA, FakeEmbedder
+from conftest import DATA, EMPTY, FakeEmbedder
 from net import serving
 
 import qa
 from qa.errors import FAILED
 from qa.surfaces import chat, throttle
 
-EMPTY = "the question is empty: type a question about the articles"
 NOT_HISTORY = "history must be a list of the earlier questions, as text"
 
 USERS = {"alice": "alice-pass-1", "bob": "bob-pass-2"}

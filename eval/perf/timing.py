@@ -165,9 +165,11 @@ def reader_settings(prompts: list[list[dict[str, str]]], groups: dict[str, list[
     out: dict = {}
     for group, variants in groups.items():
         prefix = default_prompt().warm_messages()
-        runtimes = [LlamaRuntime(Path(str(v["model"])) if "model" in v else path,
-                                 **{**base, **{k: x for k, x in v.items() if k != "model"}},  # type: ignore[arg-type]
-                                 prefix=prefix) for v in variants]
+        runtimes = []
+        for v in variants:
+            settings = {**base, **v}
+            model = Path(str(settings.pop("model", path)))
+            runtimes.append(LlamaRuntime(model, **settings, prefix=prefix))  # type: ignore[arg-type]
         seconds: list[list[float]] = [[] for _ in variants]
         speeds: list[list[float]] = [[] for _ in variants]
         texts: list[list[str]] = [[] for _ in variants]
