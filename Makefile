@@ -99,9 +99,10 @@ index: setup
 chat: index
 	$(PY) app.py
 
-# FAST=1: the tests that need no real model, server or browser (docs/development.md).
+# FAST=1: the tests that need no real model, server or browser (docs/development.md), in three
+# processes: most of them wait on a socket or a fake model, so three fill two cores.
 test: $(TEST_STAMP) browser
-	$(PY) -m pytest -q $(if $(FAST),-m "not slow")
+	$(PY) -m pytest -q $(if $(FAST),-m "not slow" -n 3)
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check qa tests eval app.py

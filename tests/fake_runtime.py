@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from qa.llm.base import Completion, Messages, Token
+from qa.llm.queue import current_stop
 
 
 class FakeRuntime:
@@ -30,6 +31,9 @@ class FakeRuntime:
                  give_up: Callable[[], bool] | None = None) -> Completion:
         import math
 
+        # As the real runtime does: a reading whose question was given up (or whose queue closed
+        # at exit) stops, rather than holding the interpreter's exit for the queue's whole wait.
+        give_up = give_up or current_stop()
         with self._lock:
             self.requests.append({"messages": messages, "max_tokens": max_tokens, "grammar": grammar})
         self.reading.set()
