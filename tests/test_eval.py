@@ -277,7 +277,12 @@ def test_fit_lm_calibrates_on_a_runs_records(tmp_path: Path, monkeypatch: pytest
         declined = (0.1 if given else 0.8) + 0.1 * rng.random()
         records.append({"scored": True, "gold": "Europe", "short": "Europe" if right else "Asia",
                         "gold_given": given, "lm": {"logprob": lp, "first": lp, "weakest": lp,
-                                                    "declined": declined, "unverified": None}})
+                                                    "declined": declined, "unverified": None},
+                        "answered": i >= 9})  # the first three right phrases were refused
+    for _ in range(10):  # the model declined: no phrase, so nothing for the confidence to fit
+        records.append({"scored": True, "gold": "Europe", "short": None, "gold_given": False,
+                        "answered": False, "lm": {"logprob": -0.1, "first": -0.1, "weakest": -0.1,
+                                                  "declined": 0.95, "unverified": None}})
     log = tmp_path / "records.jsonl"
     log.write_text("\n".join(json.dumps(r) for r in records))
     written = tmp_path / "calibration.json"
@@ -285,7 +290,11 @@ def test_fit_lm_calibrates_on_a_runs_records(tmp_path: Path, monkeypatch: pytest
                         shipped.Shipped(written, shipped.SHIPPED["lm_calibration"].cache))
     assert lm.main(["--records", str(log), "--out", str(tmp_path / "fit.json"), "--write"]) == 0
     report = json.loads((tmp_path / "fit.json").read_text())
-    assert report["questions"] == 90 and report["phrase_right"] == pytest.approx(1 / 3)
+    assert report["questions"] == 100 and report["phrases"] == 90
+    assert report["phrase_right"] == pytest.approx(0.3)
+    # A refused question shows no phrase, however sure: even at the lowest threshold, 27 of the 30
+    # right phrases are shown right, not 30.
+    assert report["trade_off_oof"][0]["em_as_shown"] == pytest.approx(0.27)
     calibration = load_calibration(written)
     sure, unsure = ({"logprob": lp, "first": lp, "weakest": lp, "declined": 0.1} for lp in (-0.5, -3.0))
     assert calibration.confidence(sure) > 0.8 > 0.2 > calibration.confidence(unsure)

@@ -44,7 +44,9 @@ def rows(records: list[dict]) -> dict[str, np.ndarray]:
     names = tuple(f for f in CONFIDENCE_FEATURES if all(f in r["lm"] for r in kept if r.get("short")))
     return {"names": names,  # type: ignore[dict-item]
             "x": np.array([[r["lm"].get(f, 0.0) for f in names] for r in kept], dtype=np.float64),
-            "phrase": np.array([bool(r.get("short")) for r in kept]),
+            "found": np.array([bool(r.get("short")) for r in kept]),  # a phrase found in a sentence
+            # A phrase the user could be shown: a refused question shows none, whatever its confidence.
+            "phrase": np.array([bool(r.get("short")) and bool(r.get("answered", True)) for r in kept]),
             "z": np.array([[r["lm"]["declined"], float(r["lm"].get("unverified") is not None)]
                            for r in kept], dtype=np.float64),
             "right": np.array([bool(r["short"]) and m.exact_match(r["short"], [r["gold"]]) == 1.0
@@ -149,12 +151,15 @@ def main(argv: list[str] | None = None) -> int:
     steps.step("read the records", str(args.records))
     records = [json.loads(line) for line in args.records.open(encoding="utf-8") if line.strip()]
     d = rows(records)
-    right, given = d["right"], d["given"]
-    problem = unfit(right, given)
+    right, given, found = d["right"], d["given"], d["found"]
+    problem = unfit(right, given) or unfit(right[found], given)
     try:
         if problem is None:
-            steps.step("fit the confidence", f"{len(right)} questions")
-            confidence, oof = fit(d["x"], right)
+            # The confidence is only ever asked of a phrase found in a sentence: fitted on those.
+            steps.step("fit the confidence", f"{int(found.sum())} phrases of {len(right)} questions")
+            confidence, found_oof = fit(d["x"][found], right[found])
+            oof = np.zeros(len(right))
+            oof[found] = found_oof
             steps.step("fit the no-answer score")
             no_answer, none_oof = fit(d["z"], ~given)
     except ValueError as exc:  # a fold holding one class only
@@ -172,10 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     decline = pick_decline(none_oof, given)
     phrase = d["phrase"]
     min_short = pick_min_short(oof, right, phrase)
-    report = {"questions": len(right), "phrase_right": float(right.mean()),
+    report = {"questions": len(right), "phrases": int(found.sum()), "phrase_right": float(right.mean()),
               "min_short": min_short, "min_short_oof": min_short_oof(oof, right, phrase),
               "trade_off_oof": trade_off(oof, right, phrase),
-              "sentences_held_answer": float(given.mean()), "brier_oof": float(((oof - right) ** 2).mean()),
+              "sentences_held_answer": float(given.mean()),
+              "brier_oof": float(((oof[found] - right[found]) ** 2).mean()),
               "by_confidence_oof": by_threshold, "decline": decline,
               "decline_oof": decline_oof(none_oof, given),
               "confidence": _model(confidence, d["names"]),  # type: ignore[arg-type]
@@ -186,10 +192,12 @@ def main(argv: list[str] | None = None) -> int:
     steps.finish()
     if args.write:
         path = write_shipped("lm_calibration", {
-            "confidence": report["confidence"], "no_answer": report["no_answer"], "min_short": min_short,
+            "confidence": report["confidence"], "no_answer": report["no_answer"],
             "fitted": f"RealTime QA 2022, {len(right)} questions, `python -m eval fit-lm --write`; "
-                      f"refuse from a no-answer score of {decline} (QA_READER_DECLINE, qa/config.py)"})
-        print(f"wrote {path}", file=sys.stderr)
+                      f"refuse from a no-answer score of {decline} (QA_READER_DECLINE), show the phrase "
+                      f"from a confidence of {min_short} (QA_READER_MIN_SHORT), both in qa/config.py"})
+        print(f"wrote {path}: set reader_decline = {decline} and reader_min_short = {min_short} in "
+              "qa/config.py (the thresholds are named there once)", file=sys.stderr)
     return 0
 
 

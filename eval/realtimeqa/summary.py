@@ -32,7 +32,8 @@ def predictions(r: dict, min_short: float) -> dict[str, str]:
 def summarize(records: list[dict]) -> dict:
     """EM/F1 per prediction policy over scored questions, answer-bearing rate, MC accuracy."""
     scored = [r for r in records if r["scored"]]
-    min_short = Config.from_env().min_short
+    # The language model's phrases are shown on its own calibration and threshold.
+    min_short = Config.from_env().reader_min_short
     out: dict = {"questions": len(records), "scored": len(scored), "policies": {}}
     for policy in predictions(records[0], min_short):
         preds = [(predictions(r, min_short)[policy], [r["gold"]]) for r in scored]

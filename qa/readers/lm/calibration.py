@@ -55,9 +55,6 @@ class LMCalibration:
 
     right: Logistic | None = None
     none: Logistic | None = None
-    # The confidence from which the model's phrase is shown: shown phrases right at least 0.80 of
-    # the time out of fold (None: the policy's own threshold).
-    min_short: float | None = None
 
     def confidence(self, values: Mapping[str, float]) -> float:
         """P(the phrase is the right answer), from its CONFIDENCE_FEATURES."""
@@ -86,7 +83,5 @@ def load_calibration(path: Path = CALIBRATION_FILE) -> LMCalibration:
             or tuple(none.get("features", ())) != NO_ANSWER_FEATURES):
         log.warning("%s was fitted on other features: run `python -m eval fit-lm --write`", path.name)
         return LMCalibration()
-    threshold = data.get("min_short")
     return LMCalibration(Logistic(tuple(right["features"]), tuple(right["weights"]), float(right["bias"])),
-                         Logistic(NO_ANSWER_FEATURES, tuple(none["weights"]), float(none["bias"])),
-                         float(threshold) if threshold is not None else None)
+                         Logistic(NO_ANSWER_FEATURES, tuple(none["weights"]), float(none["bias"])))
