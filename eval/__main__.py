@@ -120,6 +120,11 @@ def realtimeqa(args: argparse.Namespace) -> dict:
     return {"summary": rt["summary"], "records": rt["records"]}
 
 
+# The hand-written set's answer figures printed beside its loss table.
+HANDWRITTEN_METRICS = ("em", "contains", "citation_precision", "refusal_recall", "false_refusal_rate",
+                       "latency_p50_ms")
+
+
 def loss_breakdown(args: argparse.Namespace) -> dict:
     """Run (or read the records of) a question set through the product, and say where each answer is lost."""
     from eval.report import loss
@@ -127,8 +132,11 @@ def loss_breakdown(args: argparse.Namespace) -> dict:
     if args.set == "handwritten":
         from eval.quality import harness
 
-        records = [r for r in harness.run(["hybrid"], args.limit)["records"]["hybrid"] if r["answerable"]]
+        ran = harness.run(["hybrid"], args.limit)
+        records = [r for r in ran["records"]["hybrid"] if r["answerable"]]
         buckets = {r["id"]: r["loss"] for r in records}
+        # The same run's answer figures, so a change is judged on both at once.
+        metrics = {k: round(ran["summary"]["hybrid"][k], 3) for k in HANDWRITTEN_METRICS}
     else:
         args.year = args.set
         if args.records:
@@ -137,11 +145,14 @@ def loss_breakdown(args: argparse.Namespace) -> dict:
         else:
             records = realtimeqa(args)["records"]
         buckets = {r["id"]: loss.rtqa_bucket(r) for r in records}
+        metrics = {}
     for qid, where in buckets.items():
         print(f"{qid}\t{where}")
     summary = loss.table(list(buckets.values()))
     print("\n" + loss.text(f"Where answers are lost: {args.set}", summary))
-    return {"set": args.set, "summary": summary, "questions": buckets}
+    if metrics:
+        print(", ".join(f"{k} {v}" for k, v in metrics.items()))
+    return {"set": args.set, "summary": summary, "metrics": metrics, "questions": buckets}
 
 
 def delegate(command: str, rest: list[str], out: str) -> int:

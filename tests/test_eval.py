@@ -73,6 +73,16 @@ def test_harness_smoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: 
     assert "## RealTime QA 2022" in report  # the report keeps every section whose results exist
     assert (tmp_path / "hit_at_k.png").stat().st_size > 0
 
+    # The loss table of the same questions, with the same run's answer figures beside it.
+    assert main(["loss", "--set", "handwritten"]) == 0
+    loss = json.loads((tmp_path / "loss_handwritten.json").read_text())
+    assert sorted(loss["questions"]) == SMOKE[:3] and loss["summary"]["questions"] == 3
+    assert sum(loss["summary"]["buckets"].values()) == pytest.approx(1.0, abs=0.01)
+    # Each answer sits in its gold sentence, retrieved in the top five: none is lost before retrieval.
+    assert not {"not in the articles", "not retrieved"} & set(loss["questions"].values())
+    assert loss["metrics"]["contains"] == 1.0 and 0 <= loss["metrics"]["em"] <= 1
+    assert loss["metrics"]["refusal_recall"] == 1.0 and loss["metrics"]["latency_p50_ms"] > 0
+
 
 def test_calibration_picks_the_loosest_thresholds_that_refuse_what_it_should() -> None:
     from eval.quality import calibrate
@@ -184,6 +194,38 @@ def test_a_record_is_read_off_the_answer_and_its_trace() -> None:
     # Not read by the model (refused before reading, or it was unavailable): no LM figures.
     unread = rtqa.read_record(Answer("q", "", False, evidence=0.1), "Europe", min_evidence=0.42)
     assert not unread["answered"] and unread["lm"] == {} and unread["short"] is None
+
+
+def test_loss_puts_each_realtimeqa_record_where_its_answer_was_lost(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """`eval loss --set 2022 --records LOG`: the first stage that lost each answer, and recall at
+    the reading budget against its ceiling."""
+    from eval.report.loss import BUCKETS
+
+    def record(qid: str, **flags: object) -> dict:
+        return {"id": qid, "scored": True, "gold": "Europe", "gold_in_articles": True, "gold_in_pool": True,
+                "gold_given": True, "short": "Europe", "shown": "Europe", **flags}
+
+    records = [record("absent", gold_in_articles=False, gold_in_pool=False, gold_given=False, short=None,
+                      shown=None),
+               record("unretrieved", gold_in_pool=False, gold_given=False, short="Asia", shown=None),
+               record("unread", gold_given=False, short=None, shown=None),
+               record("misread", short="Asia", shown="Asia"),
+               record("hidden", shown=None),
+               record("right"), record("right too")]
+    log = tmp_path / "records.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in records))
+    monkeypatch.setenv("QA_EVAL_OUT", str(tmp_path / "runs"))
+    assert main(["loss", "--set", "2022", "--records", str(log)]) == 0
+    result = json.loads((tmp_path / "runs" / "loss_2022.json").read_text())
+    assert result["questions"] == {"absent": BUCKETS[0], "unretrieved": BUCKETS[1], "unread": BUCKETS[2],
+                                   "misread": BUCKETS[3], "hidden": BUCKETS[4], "right": BUCKETS[5],
+                                   "right too": BUCKETS[5]}
+    summary = result["summary"]
+    assert summary["ceiling"] == round(6 / 7, 3) and summary["recall_at_budget"] == round(4 / 7, 3)
+    assert summary["buckets"]["shown right"] == round(2 / 7, 3)
+    out = capsys.readouterr().out
+    assert "hidden\tread right, not shown" in out and "| shown right | 0.286 |" in out
 
 
 def test_missing_benchmark_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
