@@ -65,8 +65,8 @@ class Config:
     # answers shown at 0.4 are right (eval/fit/reader.py).
     min_short: float = 0.4
     # The same for the language model's phrase, on its own calibration (qa/readers/lm/calibration.json):
-    # the lowest confidence from which shown phrases were right 0.80 of the time out of fold on
-    # RealTime QA 2022 (`python -m eval fit-lm`).
+    # out of fold on RealTime QA 2022, 0.58 of the phrases shown from 0.4 are right; none reaches
+    # 0.80 while showing more than a few (`python -m eval fit-lm`, docs/evaluation.md).
     reader_min_short: float = 0.4
     max_question_chars: int = 2000
     # The reader that finds the short answer in the best sentences: "lm", a small language model
