@@ -337,6 +337,10 @@ def test_fit_lm_calibrates_on_a_runs_records(tmp_path: Path, monkeypatch: pytest
     # A refused question shows no phrase, however sure: even at the lowest threshold, 27 of the 30
     # right phrases are shown right, not 30.
     assert report["trade_off_oof"][0]["em_as_shown"] == pytest.approx(0.27)
+    # The threshold shipped: the highest whose EM as shown is within 0.01 of the best one's.
+    curve = report["trade_off_oof"]
+    best = max(row["em_as_shown"] for row in curve)
+    assert report["min_short"] == max(row["threshold"] for row in curve if row["em_as_shown"] >= best - 0.01)
     calibration = load_calibration(written)
     sure, unsure = ({"logprob": lp, "first": lp, "weakest": lp, "declined": 0.1} for lp in (-0.5, -3.0))
     assert calibration.confidence(sure) > 0.8 > 0.2 > calibration.confidence(unsure)

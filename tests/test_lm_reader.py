@@ -336,7 +336,7 @@ def test_a_why_question_read_by_the_model_leads_with_the_reason_and_says_why_no_
 
 
 def test_an_unsure_phrase_is_hidden_and_the_notice_says_so(tmp_path: Path, fake_embedder: object) -> None:
-    engine = _ferry_engine(tmp_path, fake_embedder, FakeRuntime("412", p=0.5),
+    engine = _ferry_engine(tmp_path, fake_embedder, FakeRuntime("412", p=0.3),
                            b="Ferry Count\n\nAbout 412 passengers rode the Tollby ferry.\n")
     # This fake's doubt is all on declining: a decline threshold it stays under keeps it reading.
     engine = QA(engine.config.replace(reader_decline=0.95), embedder=fake_embedder, runtime=engine.runtime)

@@ -19,21 +19,31 @@ def _short_is_exact(engine: QA, answer) -> None:
 
 
 def test_an_unsure_reading_cites_its_sentence_and_hides_the_phrase(real_qa: QA) -> None:
-    """The model reads the spokesman's name (the articles spell it "Sediq Seddiqi" and "Sediq
-    Sediqqi") but puts under half its probability on the first letter (Ashraf Ghani is named too):
-    the phrase is found word for word, and only the sentence shown."""
-    question = "Who tweeted about the decree for the Afghan president?"
-    answer = real_qa.answer(question)
+    """The model reads the analyst's surname but puts about 0.3 of its probability on it, with
+    "Michael" and the think-tank's name beside it: the phrase is found word for word, under the
+    threshold, and only its sentence is shown."""
+    answer = real_qa.answer("Which think-tank analyst commented on the prisoner row?")
     trace = answer.trace
     read_by_model(answer)
-    assert trace.phrase in SPELLINGS
+    assert trace.phrase is not None and "Kugelman" in trace.phrase
     assert trace.confidence < real_qa.answerer.policy.shows_from(answer.reader)
     assert any(trace.phrase in p.text for p in trace.given)
     assert answer.answered and answer.short is None
-    assert any(name in answer.citations[0].text for name in SPELLINGS)
+    assert "Kugelman" in answer.citations[0].text
 
 
 SPELLINGS = ("Sediq Seddiqi", "Sediq Sediqqi")
+
+
+def test_a_verified_phrase_is_shown_though_the_model_doubts_it(real_qa: QA) -> None:
+    """The model puts under half its probability on the spokesman's name (the articles spell it
+    two ways, and Ashraf Ghani is named too), a confidence of about 0.34: found word for word in a
+    sentence it read, the phrase is shown (QA_READER_MIN_SHORT, fitted on RealTime QA 2022)."""
+    answer = real_qa.answer("Who tweeted about the decree for the Afghan president?")
+    read_by_model(answer)
+    assert answer.short in SPELLINGS and answer.notice is None
+    assert answer.confidence < 0.5
+    _short_is_exact(real_qa, answer)
 
 
 @pytest.mark.parametrize(("question", "expected"), [

@@ -24,7 +24,7 @@ class AnswerPolicy:
     # The short answer is shown from this calibrated confidence of the reader in it (QA_MIN_SHORT).
     min_short: float = 0.4
     # The same for the language model's phrase, on its own calibration (QA_READER_MIN_SHORT).
-    reader_min_short: float = 0.4
+    reader_min_short: float = 0.1
     # The language model's no-answer score from which it refuses (QA_READER_DECLINE, eval's fit-lm).
     decline: float = 0.7
     # A dated rival's span is shown as its short answer from this probability of the span reader:
