@@ -184,11 +184,6 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     steps.step("pick the decline threshold")
-    by_threshold = {}
-    for t in (0.2, 0.3, 0.4, 0.5, 0.6):
-        shown = oof >= t
-        by_threshold[str(t)] = {"shown": float(shown.mean()), "precision": float(right[shown].mean())
-                                if shown.any() else 0.0, "em": float((right & shown).mean())}
     decline = pick_decline(none_oof, given)
     phrase = d["phrase"]
     min_short = pick_shown(oof, right, phrase)
@@ -200,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
               "trade_off_oof": trade_off(oof, right, phrase),
               "sentences_held_answer": float(given.mean()),
               "brier_oof": float(((oof[found] - right[found]) ** 2).mean()),
-              "by_confidence_oof": by_threshold, "decline": decline,
+              "decline": decline,
               "decline_oof": decline_oof(none_oof, given),
               "confidence": _model(confidence, d["names"]),  # type: ignore[arg-type]
               "no_answer": _model(no_answer, NO_ANSWER_FEATURES)}
