@@ -1,11 +1,13 @@
 """`python -m eval fit-evidence`: fit what the language model reads first, on RealTime QA 2022.
 
 Each question's own search results are indexed (dated, titled, as the product reads them); the
-sentences of its reading pool (QA_READ_K passages) get qa/answering/evidence.py's features, and a
+sentences of a deep pool (the best DEPTH passages) get qa/answering/evidence.py's features, and a
 sentence is a positive when it holds the right choice's text. A logistic regression over those
-features ranks the pool. Figures are out of fold (5 folds by question): recall at the reading
-budget, the share of questions whose answer is in what the model reads, against the unfitted
-ranking and the ceiling (the answer in the pool at all). --write ships qa/answering/evidence.json.
+features ranks the pool. Figures are out of fold (5 folds by question), for each pool size (the
+first k passages of the deep pool, as QA_READ_K=k takes them) and reading budget: recall at the
+reading budget, the share of questions whose answer is in what the model reads, against the
+unfitted ranking, the pool (the answer among the pool's sentences at all) and the ceiling (the
+answer in the articles at all). --write ships qa/answering/evidence.json, fitted on QA_READ_K's pool.
 """
 
 from __future__ import annotations
@@ -31,84 +33,111 @@ from qa.retrieval.retrieve import clean_question
 from qa.text.nlp import Tagger
 
 FOLDS = 5
+DEPTH = 20  # passages of the deepest pool gathered; smaller pools are its first k passages
+POOL_SIZES = (5, 10, 15, 20)
 # Reading budgets the recall is also measured at: (sentences, characters of excerpts).
-BUDGETS = ((4, 1100), (6, 1600), (8, 2200), (10, 2600), (12, 3200))
+BUDGETS = ((4, 1100), (5, 1400), (6, 1600), (8, 2200))
 RESULTS = RUNS / "evidence_fit.json"
+_RANK = FEATURES.index("passage_rank")
 
 
-def pools(year: str, limit: int | None, root: Path = INDEXES) -> list[dict]:
-    """Per question with articles: its pool's sentence ids, features, labels and its engine's index."""
+def pools(year: str, limit: int | None, root: Path = INDEXES, depth: int = DEPTH) -> list[dict]:
+    """Per question with articles: its deep pool's sentence ids, features, labels, passage ranks,
+    whether its articles hold the answer at all, and its engine's index."""
     embedder = cache.CachingEmbedder(cache.build_embedder(), cache.DEFAULT_CACHE)
     tagger = cache.CachingTagger(Tagger(Config.from_env().nlp), cache.DEFAULT_CACHE)
     out = []
-    questions = [q for q in data.load(data.rtqa_dir(year), limit) if q["articles"] and q["scored"]]
+    questions = [q for q in data.load(data.rtqa_dir(year)) if q["articles"] and q["scored"]][:limit]
     for q in bar(questions, desc=f"pools of RealTime QA {year}", every=10):
         engine = question_engine(year, q, embedder, tagger, root)
         a = engine.answerer
         question = clean_question(q["question_sentence"], a.policy.max_question_chars)
         asked = parse(question, question)
-        hits = a.retriever.select(question, max(a.policy.k, a.policy.read_k))
+        hits = a.retriever.select(question, depth)
         ids, x = features(a.index, a.retriever.embed_query, asked, question, question, [i for i, _ in hits],
                           q.get("day"))
-        y = np.array([m.contains_answer(a.index.sentence_text(s), [q["gold"]]) for s in ids])
-        out.append({"id": q["question_id"], "gold": q["gold"], "ids": ids, "x": x, "y": y, "index": a.index})
+        y = np.array([m.contains_answer(a.index.sentence_text(s), [q["gold"]]) for s in ids], dtype=bool)
+        rank = np.rint(1 / x[:, _RANK] - 1).astype(int) if len(ids) else np.zeros(0, dtype=int)
+        out.append({"id": q["question_id"], "gold": q["gold"], "ids": ids, "x": x, "y": y, "rank": rank,
+                    "in_articles": any(m.contains_answer(t, [q["gold"]]) for t in q["articles"]),
+                    "index": a.index})
     return out
 
 
-def recall(pool: list[dict], scores: list[np.ndarray], sentences: int, budget: int) -> float:
-    """The share of questions whose answer is in the excerpts the model reads, ranked by scores."""
+def recall(pool: list[dict], scores: list[np.ndarray], sentences: int, budget: int, k: int = DEPTH) -> float:
+    """The share of questions whose answer is in the excerpts the model reads from the first k
+    passages' sentences, ranked by scores."""
     hits = 0
     for p, s in zip(pool, scores, strict=True):
-        order = [(p["ids"][i], float(s[i])) for i in np.argsort(-s, kind="stable")] if len(s) else []
+        keep = np.flatnonzero(p["rank"] < k)
+        order = [(p["ids"][i], float(s[i])) for i in keep[np.argsort(-s[keep], kind="stable")]]
         read = excerpts(p["index"], order, sentences, budget).sentences if order else []
         hits += any(m.contains_answer(p["index"].sentence_text(sid), [p["gold"]]) for sid in read)
     return hits / max(1, len(pool))
 
 
-def fit(xs: list[np.ndarray], ys: list[np.ndarray]) -> EvidenceModel:
-    """The logistic model over the rows of these questions."""
+def fit(pool: list[dict], k: int) -> EvidenceModel:
+    """The logistic model over the sentences of these questions' first k passages."""
     from sklearn.linear_model import LogisticRegression
 
-    model = LogisticRegression(C=1.0, max_iter=3000).fit(np.vstack(xs), np.concatenate(ys))
+    x = np.vstack([p["x"][p["rank"] < k] for p in pool])
+    y = np.concatenate([p["y"][p["rank"] < k] for p in pool])
+    model = LogisticRegression(C=1.0, max_iter=5000).fit(x, y)
     return EvidenceModel(tuple(float(w) for w in model.coef_[0]), float(model.intercept_[0]))
+
+
+def out_of_fold(pool: list[dict], k: int) -> list[np.ndarray]:
+    """Each question's sentence scores from the model fitted on the other folds."""
+    scores: list[np.ndarray] = [np.zeros(0)] * len(pool)
+    for f in range(FOLDS):
+        model = fit([p for i, p in enumerate(pool) if i % FOLDS != f], k)
+        for i, p in enumerate(pool):
+            if i % FOLDS == f:
+                scores[i] = model.rank(p["x"])
+    return scores
+
+
+def report(pool: list[dict], config: Config) -> dict:
+    """Recall at each budget for each pool size, unfitted and fitted out of fold."""
+    unfitted = [EvidenceModel().rank(p["x"]) for p in pool]
+    n = max(1, len(pool))
+    by_pool = {}
+    for k in POOL_SIZES:
+        fitted = out_of_fold(pool, k)
+        by_pool[str(k)] = {
+            "pool_holds_answer": round(sum(bool(p["y"][p["rank"] < k].any()) for p in pool) / n, 3),
+            **{f"{s} sentences, {c} characters": {"unfitted": round(recall(pool, unfitted, s, c, k), 3),
+                                                  "fitted_oof": round(recall(pool, fitted, s, c, k), 3)}
+               for s, c in BUDGETS}}
+    budget = f"{config.reader_sentences} sentences, {config.reader_budget} characters"
+    shipped = by_pool.get(str(config.read_k), {}).get(budget, {})
+    return {"questions": len(pool), "features": list(FEATURES), "read_k": config.read_k,
+            "reader_sentences": config.reader_sentences, "reader_budget": config.reader_budget,
+            "ceiling": round(sum(p["in_articles"] for p in pool) / n, 3),
+            "recall_fitted_oof": shipped.get("fitted_oof"), "by_pool": by_pool}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Fit out of fold, print and save the figures; --write ships the model fitted on every question."""
     ap = argparse.ArgumentParser(prog="python -m eval fit-evidence", description=__doc__)
-    ap.add_argument("--limit", type=int, help="only the first N questions of 2022")
+    ap.add_argument("--limit", type=int, help="only the first N questions of 2022 with search results")
     ap.add_argument("--write", action="store_true", help="write qa/answering/evidence.json")
     ap.add_argument("--out", type=Path, default=RESULTS, help="the figures of the fit")
     args = ap.parse_args(argv)
     config = Config.from_env()
-    pool = [p for p in pools("2022", args.limit) if len(p["ids"])]
-    oof: list[np.ndarray] = [np.zeros(0)] * len(pool)
-    for f in range(FOLDS):
-        train = [p for i, p in enumerate(pool) if i % FOLDS != f]
-        model = fit([p["x"] for p in train], [p["y"] for p in train])
-        for i, p in enumerate(pool):
-            if i % FOLDS == f:
-                oof[i] = model.rank(p["x"])
-    budget, sentences = config.reader_budget, config.reader_sentences
-    report = {"questions": len(pool), "features": list(FEATURES), "reader_budget": budget,
-              "reader_sentences": sentences,
-              "pool_holds_answer": sum(bool(p["y"].any()) for p in pool) / max(1, len(pool)),
-              "recall_unfitted": recall(pool, [EvidenceModel().rank(p["x"]) for p in pool], sentences,
-                                        budget),
-              "recall_fitted_oof": recall(pool, oof, sentences, budget),
-              "by_budget": {f"{n} sentences, {chars} characters": {
-                  "unfitted": round(recall(pool, [EvidenceModel().rank(p["x"]) for p in pool], n, chars), 3),
-                  "fitted_oof": round(recall(pool, oof, n, chars), 3)} for n, chars in BUDGETS}}
-    print(json.dumps(report, indent=1))
+    pool = [p for p in pools("2022", args.limit, depth=max(DEPTH, config.read_k)) if len(p["ids"])]
+    figures = report(pool, config)
+    print(json.dumps(figures, indent=1))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n", "utf-8")
+    args.out.write_text(json.dumps(figures, indent=1) + "\n", "utf-8")
     if args.write:
-        final = fit([p["x"] for p in pool], [p["y"] for p in pool])
+        final = fit(pool, config.read_k)
         path = write_shipped("evidence", {
             "features": list(FEATURES), "weights": [round(w, 5) for w in final.weights],
-            "bias": round(final.bias, 5),
-            "fitted": f"logistic regression on the reading pools of {len(pool)} RealTime QA 2022 questions; "
-                      "refit with `python -m eval fit-evidence --write`"})
+            "bias": round(final.bias, 5), "read_k": config.read_k,
+            "fitted": f"logistic regression on the sentences of the first {config.read_k} passages of "
+                      f"{len(pool)} RealTime QA 2022 questions; refit with "
+                      "`python -m eval fit-evidence --write`"})
         print(f"wrote {path}", file=sys.stderr)
     return 0
 

@@ -13,24 +13,25 @@ class AnswerPolicy:
 
     # Passages an answer cites from (QA_K), passages the reader's sentences are ranked from
     # (QA_READ_K), and the longest question read (QA_MAX_QUESTION_CHARS).
-    k: int = 5
-    read_k: int = 5
-    max_question_chars: int = 2000
+    k: int = Config.k
+    read_k: int = Config.read_k
+    max_question_chars: int = Config.max_question_chars
     # Below this evidence score: "The articles don't cover this." (QA_MIN_EVIDENCE, eval's calibrate).
-    min_evidence: float = 0.42
+    min_evidence: float = Config.min_evidence
     # A question naming something no retrieved passage mentions is refused below this evidence
     # score (QA_HINGE_EVIDENCE, eval's calibrate).
-    hinge_evidence: float = 0.685
+    hinge_evidence: float = Config.hinge_evidence
     # The short answer is shown from this calibrated confidence of the reader in it (QA_MIN_SHORT).
-    min_short: float = 0.4
+    min_short: float = Config.min_short
     # The same for the language model's phrase, on its own calibration (QA_READER_MIN_SHORT).
-    reader_min_short: float = 0.1
+    reader_min_short: float = Config.reader_min_short
     # The language model's no-answer score from which it refuses (QA_READER_DECLINE, eval's fit-lm).
-    decline: float = 0.7
+    decline: float = Config.reader_decline
     # A dated rival's span is shown as its short answer from this probability of the span reader:
     # its raw probability, not a calibrated doubt, since between dated articles a different value
     # is explained by the dates.
     rival_short: float = 0.4
+    # Thresholds above take Config's defaults, named there once; the ones below are the policy's own.
     # Facts are grouped from the best this many sentences; a sentence scoring under ``near`` times
     # the best one answers nothing (for grouping and for dated rivals alike).
     fact_window: int = 12

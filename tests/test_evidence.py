@@ -1,0 +1,68 @@
+"""What the language model reads first: the fitted ranking of the reading pool (qa/answering/evidence.py)
+and its fit (eval/fit/evidence.py), on a fake index, and the shipped fit the product reads."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from eval.fit import evidence as fit
+from qa import QA, Config
+from qa.answering.evidence import EVIDENCE_FILE, FEATURES, EvidenceModel, default_model
+
+RANK, TYPED = FEATURES.index("passage_rank"), FEATURES.index("typed_new")
+
+
+def test_the_shipped_ranking_is_fitted_for_the_pool_the_product_reads() -> None:
+    shipped = json.loads(EVIDENCE_FILE.read_text("utf-8"))
+    assert shipped["features"] == list(FEATURES) and shipped["read_k"] == Config().read_k
+    model = default_model()
+    assert len(model.weights) == len(FEATURES)  # not the unfitted ranking (the sentence score alone)
+    x = np.eye(len(FEATURES))
+    assert not np.array_equal(model.rank(x), x[:, 0])
+
+
+def _pool(index, gold_sid: int, rank_of: dict[int, int], typed: int) -> dict:
+    """A question's pool over the fake index: the unfitted score prefers sentence 0; ``typed`` is
+    the sentence holding a span of the kind asked for."""
+    ids = sorted(rank_of)
+    x = np.zeros((len(ids), len(FEATURES)))
+    for row, sid in enumerate(ids):
+        x[row, 0] = 1.0 if sid == 0 else 0.5
+        x[row, RANK] = 1 / (1 + rank_of[sid])
+        x[row, TYPED] = float(sid == typed)
+    gold = index.sentence_text(gold_sid)
+    return {"id": str(gold_sid), "gold": gold, "ids": ids, "x": x, "index": index, "in_articles": True,
+            "y": np.array([sid == gold_sid for sid in ids]),
+            "rank": np.array([rank_of[sid] for sid in ids])}
+
+
+@pytest.fixture
+def index(fake_qa: QA):
+    fake_qa.build()
+    return fake_qa.index
+
+
+def test_recall_counts_only_the_first_k_passages(index) -> None:
+    # The answer's sentence (5) comes from the 8th passage: a pool of 5 passages cannot read it.
+    pool = [_pool(index, 5, {0: 0, 3: 2, 5: 7}, typed=5)]
+    scores = [pool[0]["x"][:, TYPED]]
+    assert fit.recall(pool, scores, 1, 1000, k=5) == 0.0
+    assert fit.recall(pool, scores, 1, 1000, k=10) == 1.0
+
+
+def test_the_fit_learns_what_the_unfitted_score_misses(index) -> None:
+    # In every question the sentence of the kind asked for holds the answer; the sentence score
+    # prefers another. Out of fold, the fitted ranking reads it first, the unfitted one never.
+    golds = (2, 4, 5, 7, 2, 4, 5, 7, 4, 5)  # none beside sentence 0, read with it as its context
+    pool = [_pool(index, gold, {0: 0, 3: 1, 6: 2, gold: 3}, typed=gold) for gold in golds]
+    unfitted = [EvidenceModel().rank(p["x"]) for p in pool]
+    assert fit.recall(pool, unfitted, 1, 1000) == 0.0
+    assert fit.recall(pool, fit.out_of_fold(pool, 10), 1, 1000) == 1.0
+    figures = fit.report(pool, Config(read_k=10, reader_sentences=4, reader_budget=1100))
+    assert figures["by_pool"]["10"]["pool_holds_answer"] == 1.0
+    assert figures["by_pool"]["5"]["4 sentences, 1100 characters"]["fitted_oof"] == 1.0
+    shipped = figures["by_pool"]["10"]["4 sentences, 1100 characters"]
+    assert figures["recall_fitted_oof"] == shipped["fitted_oof"] == 1.0
