@@ -49,7 +49,7 @@ class Config:
     k: int = 5
     # Passages whose sentences are ranked for the reader (qa/answering/evidence.py, by the model
     # fitted on RealTime QA 2022 that ships as evidence.json). Out of fold there, the answer is in
-    # what the model reads for 0.500 of the questions from 10 passages, 0.450 from the 5 cited
+    # what the model reads for 0.483 of the questions from 10 passages, 0.443 from the 5 cited
     # ones ranked unfitted (`python -m eval fit-evidence`); deeper pools gained nothing more.
     read_k: int = 10
     # Candidates taken from each retriever before reciprocal rank fusion.

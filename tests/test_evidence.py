@@ -7,10 +7,12 @@ import json
 
 import numpy as np
 import pytest
+from reading import read_by_model
 
 from eval.fit import evidence as fit
 from qa import QA, Config
-from qa.answering.evidence import EVIDENCE_FILE, FEATURES, EvidenceModel, default_model
+from qa.answering.evidence import EVIDENCE_FILE, FEATURES, EvidenceModel, default_model, rank_evidence
+from qa.question.parse import parse
 
 RANK, TYPED = FEATURES.index("passage_rank"), FEATURES.index("typed_new")
 
@@ -66,3 +68,29 @@ def test_the_fit_learns_what_the_unfitted_score_misses(index) -> None:
     assert figures["by_pool"]["5"]["4 sentences, 1100 characters"]["fitted_oof"] == 1.0
     shipped = figures["by_pool"]["10"]["4 sentences, 1100 characters"]
     assert figures["recall_fitted_oof"] == shipped["fitted_oof"] == 1.0
+
+
+def test_the_answers_own_best_sentence_is_read_first(fake_qa: QA) -> None:
+    fake_qa.build()
+    answerer = fake_qa.answerer
+    question = "When will the harbour bridge reopen?"
+    chunks = [i for i, _ in answerer.retriever.select(question, 10)]
+    asked = parse(question, question)
+    args = (fake_qa.index, answerer.retriever.embed_query, asked, question, question, chunks)
+    # A model that reads the sentences least like the question first.
+    unlike = EvidenceModel(tuple(-1.0 if f == "score" else 0.0 for f in FEATURES))
+    ranked = [sid for sid, _ in rank_evidence(*args, model=unlike)]
+    assert ranked[0] != 0 and 0 in ranked  # the bridge's own sentence is read last
+    led = [sid for sid, _ in rank_evidence(*args, model=unlike, lead=[0])]
+    assert led == [0, *(sid for sid in ranked if sid != 0)]  # the rest keep the model's order
+
+
+@pytest.mark.slow
+def test_the_fitted_ranking_reads_the_sentence_that_answers(real_qa: QA) -> None:
+    # The written-commitment sentence is in the wider pool (QA_READ_K) only, and the unfitted
+    # ranking of that pool passes it over for sentences about the prisoners' release; the fitted
+    # one gives it to the model (the loss table's "not retrieved" before the pool was widened).
+    answer = real_qa.answer("What must the freed Taliban inmates promise before walking out?")
+    read_by_model(answer)
+    assert any("written commitment not to return" in c.text for c in answer.trace.given)
+    assert not any("written commitment" in p.text for p in answer.passages)  # not in the cited five

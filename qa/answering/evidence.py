@@ -130,11 +130,14 @@ def _typed_new(index: Index, asked: Asked, asked_terms: set[str], sid: int) -> f
 
 def rank_evidence(index: Index, embed: Embed, asked: Asked, question: str, query: str,
                   chunk_ids: Sequence[int], today: str | None = None,
-                  model: EvidenceModel | None = None) -> list[tuple[int, float]]:
-    """The pool's sentences as (sentence id, score), what the reader should read first first."""
+                  model: EvidenceModel | None = None, lead: Sequence[int] = ()) -> list[tuple[int, float]]:
+    """The pool's sentences as (sentence id, score), what the reader should read first first;
+    the ``lead`` sentences (the answer's own best, which it cites first) ahead of the rest."""
     ids, x = features(index, embed, asked, question, query, chunk_ids, today)
     if not ids:
         return []
     scores = (model or default_model()).rank(x)
-    order = np.argsort(-scores, kind="stable")
+    order = [int(i) for i in np.argsort(-scores, kind="stable")]
+    first = {sid: n for n, sid in enumerate(lead)}
+    order.sort(key=lambda i: first.get(ids[i], len(first)))  # stable: the rest keep the model's order
     return [(ids[i], float(scores[i])) for i in order]
