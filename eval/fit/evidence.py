@@ -27,7 +27,7 @@ from eval.realtimeqa import cache, data
 from eval.realtimeqa.engines import INDEXES, question_engine
 from qa import Config
 from qa.answering.compose import LEAD_READ
-from qa.answering.evidence import FEATURES, EvidenceModel, features
+from qa.answering.evidence import FEATURES, EvidenceModel, features, lead_first
 from qa.question.parse import parse
 from qa.readers.lm.excerpts import excerpts
 from qa.retrieval.retrieve import clean_question
@@ -73,12 +73,10 @@ def recall(pool: list[dict], scores: list[np.ndarray], sentences: int, budget: i
     hits = 0
     for p, s in zip(pool, scores, strict=True):
         keep = np.flatnonzero(p["rank"] < k)
-        keep = keep[np.argsort(-s[keep], kind="stable")]
         cite = np.flatnonzero(p["rank"] < cited)
-        if LEAD_READ and len(cite):
-            lead = cite[np.argsort(-p["x"][cite, 0], kind="stable")[:LEAD_READ]]
-            keep = np.concatenate([lead, keep[~np.isin(keep, lead)]])
-        order = [(p["ids"][i], float(s[i])) for i in keep]
+        lead = cite[np.argsort(-p["x"][cite, 0], kind="stable")[:LEAD_READ]].tolist()
+        ranked = lead_first(keep[np.argsort(-s[keep], kind="stable")].tolist(), lead)
+        order = [(p["ids"][i], float(s[i])) for i in ranked]
         read = excerpts(p["index"], order, sentences, budget).sentences if order else []
         hits += any(m.contains_answer(p["index"].sentence_text(sid), [p["gold"]]) for sid in read)
     return hits / max(1, len(pool))
@@ -109,7 +107,7 @@ def report(pool: list[dict], config: Config) -> dict:
     """Recall at each budget for each pool size, unfitted and fitted out of fold."""
     unfitted = [EvidenceModel().rank(p["x"]) for p in pool]
     n = max(1, len(pool))
-    by_pool = {}
+    by_pool: dict[str, dict] = {}
     for k in POOL_SIZES:
         fitted = out_of_fold(pool, k)
         by_pool[str(k)] = {

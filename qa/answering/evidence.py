@@ -137,7 +137,12 @@ def rank_evidence(index: Index, embed: Embed, asked: Asked, question: str, query
     if not ids:
         return []
     scores = (model or default_model()).rank(x)
-    order = [int(i) for i in np.argsort(-scores, kind="stable")]
-    first = {sid: n for n, sid in enumerate(lead)}
-    order.sort(key=lambda i: first.get(ids[i], len(first)))  # stable: the rest keep the model's order
-    return [(ids[i], float(scores[i])) for i in order]
+    score = dict(zip(ids, scores.tolist(), strict=True))
+    ranked = [ids[i] for i in np.argsort(-scores, kind="stable")]
+    return [(sid, score[sid]) for sid in lead_first(ranked, lead)]
+
+
+def lead_first(order: Sequence[int], lead: Sequence[int]) -> list[int]:
+    """``order`` with those of ``lead`` it holds moved ahead, in lead's order; the rest keep theirs."""
+    first = {item: n for n, item in enumerate(lead)}
+    return sorted(order, key=lambda item: first.get(item, len(first)))

@@ -11,6 +11,8 @@ from qa.config import Config, ReaderName
 class AnswerPolicy:
     """When to refuse, when to show the short answer, and how the cited sentences are grouped."""
 
+    # The settings' thresholds take Config's defaults, named there once; from rival_short on they
+    # are the policy's own.
     # Passages an answer cites from (QA_K), passages the reader's sentences are ranked from
     # (QA_READ_K), and the longest question read (QA_MAX_QUESTION_CHARS).
     k: int = Config.k
@@ -31,7 +33,6 @@ class AnswerPolicy:
     # its raw probability, not a calibrated doubt, since between dated articles a different value
     # is explained by the dates.
     rival_short: float = 0.4
-    # Thresholds above take Config's defaults, named there once; the ones below are the policy's own.
     # Facts are grouped from the best this many sentences; a sentence scoring under ``near`` times
     # the best one answers nothing (for grouping and for dated rivals alike).
     fact_window: int = 12
