@@ -141,12 +141,32 @@ def test_multiple_choice_reads_the_letter_probabilities(tiny_config: Config, fak
 @pytest.mark.parametrize(("phrase", "found"), [
     ("1500", "1,500"), ("Answer: Zalmay Khalilzad.", "Zalmay Khalilzad"), ("the US envoy", "The U.S. envoy"),
     ('"a step"', "a step"), ("US", "U.S."), ("[2] Reuters", "Reuters"), ("ally", None), ("Real Madrid", None),
+    # A small number written the other way is the article's ("2" is its "two"), never part of another.
+    ("2 phases", "two phases"), ("5-year", "five-year"), ("five officials", "5 officials"), ("15", None),
+    ("1", None),
 ])
 def test_locate_finds_the_phrase_word_for_word(phrase: str, found: str | None) -> None:
     sentences = ["In the first phase, 1,500 Taliban prisoners will be freed, Reuters said.",
-                 "The U.S. envoy Zalmay Khalilzad welcomed it — “a step” for allies."]
+                 "The U.S. envoy Zalmay Khalilzad welcomed it — “a step” for allies.",
+                 "The release comes in two phases over a five-year term, 5 officials said."]
     at = locate(phrase, sentences)
     assert (sentences[at[0]][at[1]:at[2]] if at else None) == found
+
+
+def test_a_question_asking_for_a_date_reads_no_date_headings(tmp_path: Path, fake_embedder: object) -> None:
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    (seeds / "drawdown.md").write_text("---\ndate: 2020-03-11\n---\n# Drawdown\n\nThe American drawdown "
+                                       "began on Monday with 400 troops leaving two bases.\n", "utf-8")
+    runtime = FakeRuntime("Monday")
+    engine = _engine(Config(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.0), fake_embedder,
+                     runtime)
+    # The heading is the only "11 Mar 2020" the model sees, and it copies it for "on which day…?".
+    engine.answer("How many troops left in the American drawdown?")
+    engine.answer("On which day did the American drawdown begin?")
+    counted, dated = (r["messages"][1]["content"] for r in runtime.requests[-2:])
+    assert "[1] (11 Mar 2020) The American drawdown" in counted
+    assert "[1] The American drawdown" in dated and "2020" not in dated
 
 
 def test_clean_keeps_only_the_phrase() -> None:
@@ -312,15 +332,18 @@ def _ferry_engine(tmp_path: Path, fake_embedder: object, runtime: FakeRuntime, *
     return QA(config, embedder=fake_embedder, runtime=runtime)  # type: ignore[arg-type]
 
 
-def test_the_short_answer_arrives_in_the_sentences_already_shown(tmp_path: Path,
-                                                                 fake_embedder: object) -> None:
+def test_the_short_answer_leads_though_other_sentences_were_shown_while_reading(tmp_path: Path,
+                                                                               fake_embedder: object) -> None:
     engine = _ferry_engine(tmp_path, fake_embedder, FakeRuntime("412"),
                            a="Ferry News\n\nThe Tollby ferry crossed the bay with many passengers.\n",
                            b="Ferry Count\n\nAbout 412 passengers rode the Tollby ferry.\n")
     first, *_, last = engine.stream("How many passengers did the Tollby ferry carry across the bay?")
     assert first.provisional and len(first.citations) == 2  # two sentences [1] and [2] while reading
-    assert last.short == "412" and last.citations == first.citations and last.text == first.text
-    assert last.short_span is not None and last.short_span.source == last.citations[1].source
+    assert "412" not in first.citations[0].text
+    # The answer is the sentence that holds it, cited alone: not the one without it, first.
+    assert last.short == "412" and last.text.startswith("About 412 passengers")
+    assert [c.text for c in last.citations] == ["About 412 passengers rode the Tollby ferry."]
+    assert last.short_span is not None and last.short_span.source == last.citations[0].source
     _exact(engine, last.short_span)
 
 

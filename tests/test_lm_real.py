@@ -59,6 +59,20 @@ def test_the_model_reads_the_short_answer(real_qa: QA, question: str, expected: 
     assert answer.timings["read_ms"] > 0
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    # With its excerpts headed by their date, the model answered "11 Mar 2020", which no sentence says.
+    ("On which day did the American troop drawdown get under way?", "Monday"),
+    # The model writes "2"; the article, "just two days after the signing".
+    ("How many days after the deal was signed did the Taliban tell fighters to resume operations?", "two"),
+])
+def test_a_day_or_a_small_number_is_shown_as_the_article_writes_it(real_qa: QA, question: str,
+                                                                      expected: str) -> None:
+    answer = real_qa.answer(question)
+    read_by_model(answer)
+    assert answer.short == expected
+    _short_is_exact(real_qa, answer)
+
+
 @pytest.mark.parametrize("question", ["How many prisoners did Iran free in 2019?",
                                       "How many Taliban fighters were killed in Helmand?"])
 def test_what_the_articles_dont_say_is_not_covered(real_qa: QA, question: str) -> None:

@@ -12,7 +12,7 @@ from qa.index.load import Index
 from qa.llm.base import Runtime
 from qa.question.parse import Asked
 from qa.readers.base import Sentences
-from qa.readers.lm.excerpts import excerpts
+from qa.readers.lm.excerpts import dated_for, excerpts
 from qa.readers.lm.prompt import LETTERS, Prompt, default_prompt
 
 MAX_OPTIONS = len(LETTERS)
@@ -41,7 +41,7 @@ class MultipleChoice:
             raise BadInput(f"give between 1 and {MAX_OPTIONS} options, not {len(options)}")
         text = ""
         if self.index is not None and scored:
-            text = excerpts(self.index, scored, self.sentences, self.budget).text
+            text = excerpts(self.index, scored, self.sentences, self.budget, dated_for(asked)).text
         letters = LETTERS[: len(options)]
         reply = self.runtime.complete(self.prompt.choice_messages(asked, text, options), max_tokens=1,
                                       grammar="root ::= " + " | ".join(f'"{c}"' for c in letters),

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from qa.index.load import Index
 from qa.passage import human_date
+from qa.question.parse import Asked
 from qa.readers.base import Sentences
 
 MAX_SENTENCE = 600  # characters of one sentence shown to the model
@@ -26,13 +27,21 @@ class Excerpts:
         return [sid for group in self.groups for sid in group]
 
 
+def dated_for(asked: Asked | None) -> bool:
+    """Whether the excerpts read for this question are headed by their articles' dates: not when it
+    asks for a date, since the model then copies the heading ("11 Mar 2020" for "on which day did
+    the drawdown begin?"), which no sentence says, instead of the day a sentence gives ("Monday")."""
+    return asked is None or asked.kind != "date"
+
+
 def _cost(index: Index, sid: int) -> int:
     return min(len(index.sentence_text(sid)), MAX_SENTENCE)
 
 
-def excerpts(index: Index, scored: Sentences, sentences: int, budget: int) -> Excerpts:
+def excerpts(index: Index, scored: Sentences, sentences: int, budget: int, dated: bool = True) -> Excerpts:
     """The best ``sentences`` sentences, each with the sentences around it for context, within
-    ``budget`` characters; consecutive ones of an article read as one excerpt, best first."""
+    ``budget`` characters; consecutive ones of an article read as one excerpt, best first, headed
+    by its article's date when ``dated``."""
     chosen: set[int] = set()
     used = picked = 0
     for sid, _ in scored:
@@ -61,7 +70,7 @@ def excerpts(index: Index, scored: Sentences, sentences: int, budget: int) -> Ex
     groups.sort(key=lambda g: min(rank.get(s, len(rank)) for s in g))
     lines = []
     for n, group in enumerate(groups, 1):
-        date = human_date(index.articles[index.sent_sources[group[0]]].date)
+        date = human_date(index.articles[index.sent_sources[group[0]]].date) if dated else ""
         body = " ".join(" ".join(index.sentence_text(s)[:MAX_SENTENCE].split()) for s in group)
         lines.append(f"[{n}] " + (f"({date}) " if date else "") + body)
     return Excerpts(tuple(tuple(g) for g in groups), "\n".join(lines))

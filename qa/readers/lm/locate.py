@@ -12,6 +12,12 @@ _SAME = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"'
 _EDGES = " \t\n\"'`*()[]{}<>.,;:!?"
 _LABEL = re.compile(r"^(?:\[\d+\]\s*|(?:the\s+)?(?:short\s+)?answer(?:\s+is)?\s*[:\-]\s*)+", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+# The model often writes a small number the other way from the article ("2" for "two", "five-year"
+# for "5-year"): those are the same phrase, found as the article writes it.
+_SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+          "sixteen seventeen eighteen nineteen twenty").split()
+_DIGITS = re.compile(r"(?<![\w.,])\d{1,2}(?![\w]|[.,]\d)")
+_SPELLED = re.compile(r"\b(?:" + "|".join(_SMALL) + r")\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -48,6 +54,12 @@ def clean(phrase: str) -> str:
     return phrase
 
 
+def respelled(phrase: str) -> tuple[str, str]:
+    """The phrase with its small numbers spelled out, and with them in digits."""
+    words = _DIGITS.sub(lambda m: _SMALL[int(m[0])] if int(m[0]) < len(_SMALL) else m[0], phrase)
+    return words, _SPELLED.sub(lambda m: str(_SMALL.index(m[0].lower())), phrase)
+
+
 def _find(needle: str, haystack: str) -> int:
     """Where needle occurs in haystack as whole words, or -1."""
     start = 0
@@ -62,9 +74,11 @@ def _find(needle: str, haystack: str) -> int:
 
 def locate_all(phrase: str, sentences: Sequence[str]) -> list[tuple[int, int, int]]:
     """(which sentence, start, end) of the phrase in each sentence that holds it word for word,
-    the offsets into that sentence's own text; the phrase without a leading article if need be."""
+    the offsets into that sentence's own text; the phrase without a leading article, or with its
+    small numbers written the other way, if need be."""
     phrase = clean(phrase)
-    for attempt in dict.fromkeys(t for t in (phrase, _ARTICLE.sub("", phrase)) if t):
+    bare = _ARTICLE.sub("", phrase)
+    for attempt in dict.fromkeys(t for t in (phrase, bare, *respelled(phrase), *respelled(bare)) if t):
         needle = folded(attempt)[0].strip(" ")
         if not needle or not any(ch.isalnum() for ch in needle):
             continue

@@ -13,7 +13,7 @@ from qa.llm.base import Completion, Runtime
 from qa.question.parse import Asked
 from qa.readers.base import Candidate, Earlier, Reading, ReadsAtOnce, Sentences, Span, normalise
 from qa.readers.lm.calibration import TOKEN_FEATURES, LMCalibration, default_calibration, features
-from qa.readers.lm.excerpts import Excerpts, excerpts
+from qa.readers.lm.excerpts import Excerpts, dated_for, excerpts
 from qa.readers.lm.locate import clean, locate_all
 from qa.readers.lm.prompt import Prompt, default_prompt
 from qa.text.words import tokenize
@@ -37,9 +37,9 @@ class LMReader(ReadsAtOnce):
         self.prompt = prompt or default_prompt()
         self.calibration = calibration if calibration is not None else default_calibration()
 
-    def excerpts(self, scored: Sentences) -> Excerpts:
-        """The numbered excerpts this reader reads for these sentences."""
-        return excerpts(self.index, scored, self.sentences, self.budget)
+    def excerpts(self, scored: Sentences, asked: Asked | None = None) -> Excerpts:
+        """The numbered excerpts this reader reads for these sentences (for this question)."""
+        return excerpts(self.index, scored, self.sentences, self.budget, dated=dated_for(asked))
 
     def warm(self) -> None:
         """Load the model and read the fixed instruction into its cache, before the first question."""
@@ -48,7 +48,7 @@ class LMReader(ReadsAtOnce):
     def read(self, asked: Asked, sentences: Sentences, earlier: Earlier | None = None) -> Reading:
         """The model's phrase as a span of the sentence that holds it, with its confidence; a
         phrase no sentence holds is never a span. Raises ModelProblem or RuntimeFailed."""
-        given = self.excerpts(sentences)
+        given = self.excerpts(sentences, asked)
         if not given.groups:
             return Reading.empty(self.name)
         reply = self.runtime.complete(self.prompt.question_messages(asked, given.text, earlier),
