@@ -57,6 +57,15 @@ def test_coverage_matches_forms_of_a_name_and_exact_numbers() -> None:
     assert coverage.missing(ask("Who is the Afghan president?"), ["Afghanistan's president"]) == []
 
 
+def test_coverage_reads_initials_with_or_without_dots_and_the_countrys_name() -> None:
+    # News writes "U.S." where a question writes "US": that is one name, mentioned.
+    assert ask("Which U.S. state sued Meta?").named == ("US", "Meta")
+    for text in ("The U.S. Justice Department sued.", "The United States sued.", "American states sued."):
+        assert coverage.missing(ask("Which US state sued?"), [text]) == []
+    assert coverage.missing(ask("Which U.S. state sued?"), ["The US said so."]) == []
+    assert coverage.missing(ask("What did the UN say?"), ["The union said so."]) == ["UN"]
+
+
 def test_trim_drops_openers_edges_and_possessive() -> None:
     text = 'He met "the Wilson Center\'s" analyst.'
     a, b = trim(text, 7, 29)

@@ -37,9 +37,19 @@ def _choices(mc: Choice | np.ndarray, nota: Choice | np.ndarray | None) -> dict:
     def probs(c: Choice | np.ndarray) -> list[float]:
         return [round(float(p), 4) for p in (c.probabilities if isinstance(c, Choice) else c)]
 
-    out = {"mc": int(np.argmax(probs(mc))), "mc_p": probs(mc), "nota_mc": None, "nota_p": None}
+    def said(c: Choice | np.ndarray, texts: str) -> list[int] | None:
+        # Whether each option is said, word for word, in what the model read or was retrieved: what
+        # a fit of the pick beside the model's probabilities would weigh.
+        if not isinstance(c, Choice):
+            return None
+        text = " ".join(p.text for p in getattr(c, texts))
+        return [int(m.contains_answer(text, [o]) > 0) for o in c.options]
+
+    out = {"mc": int(np.argmax(probs(mc))), "mc_p": probs(mc), "nota_mc": None, "nota_p": None,
+           "mc_in_read": said(mc, "read"), "mc_in_passages": said(mc, "passages")}
     if nota is not None:
-        out.update(nota_mc=int(np.argmax(probs(nota))), nota_p=probs(nota))
+        out.update(nota_mc=int(np.argmax(probs(nota))), nota_p=probs(nota), nota_in_read=said(nota, "read"),
+                   nota_in_passages=said(nota, "passages"))
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
@@ -15,17 +16,24 @@ _KIND_WORDS = {"money": "a sum of money", "percent": "a percentage", "count": "a
 NOT_ENGLISH = ("The question does not look like English: the articles and the model are English, "
                "so ask in English.")
 PREFIX = 4  # "Afghan" covers "Afghanistan", "Iran" covers "Iranian": a shared stem of this many letters
+# "U.S." is "US" (and "U.K." "UK"): news writes the dots that questions leave out.
+_DOTTED = re.compile(r"\b(?:[a-z]\.){2,}")
+# The name news gives one country by more than its initials: any of these words together cover it.
+ALIASES = {"us": (("united", "states"), ("america",)), "uk": (("britain",), ("british",)),
+           "un": (("united", "nations"),), "eu": (("european", "union"),)}
 
 
 @lru_cache(maxsize=1 << 12)
 def _words(text: str) -> frozenset[str]:
     """Lower-cased words of a passage; numbers without their thousands commas."""
-    return frozenset(w.replace(",", "") if w[0].isdigit() else w for w in WORD.findall(text.lower()))
+    text = _DOTTED.sub(lambda m: m[0].replace(".", ""), text.lower())
+    return frozenset(w.replace(",", "") if w[0].isdigit() else w for w in WORD.findall(text))
 
 
 def _covered(hinge: str, words: frozenset[str]) -> bool:
-    hinge = hinge.lower()
-    if hinge in words:
+    hinge = hinge.lower().replace(".", "") if _DOTTED.fullmatch(hinge.lower()) else hinge.lower()
+    if hinge in words or any(all(any(w.startswith(a) for w in words) for a in alias)
+                             for alias in ALIASES.get(hinge, ())):
         return True
     if hinge[0].isdigit() or len(hinge) < PREFIX:
         return False

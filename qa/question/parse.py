@@ -114,10 +114,15 @@ def _subject_verb(rest: str, noun: str | None) -> str | None:
     return stems[0] if stems else None
 
 
+_INITIALS = re.compile(r"\b(?:[A-Z]\.){2,}")
+
+
 @lru_cache(maxsize=2048)
 def hinges(question: str) -> tuple[str, ...]:
-    """The names and numbers in a question: capitalised words (not its first) and digits."""
+    """The names and numbers in a question: capitalised words (not its first) and digits; "U.S."
+    is one name, "US"."""
     out = []
+    question = _INITIALS.sub(lambda m: m[0].replace(".", ""), question)
     for i, m in enumerate(WORD.finditer(question)):
         for part in re.sub(r"[’']s$", "", m.group()).rstrip(".,").split("-"):  # "US-Taliban", "Doha-based"
             if not part:
