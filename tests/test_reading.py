@@ -64,6 +64,8 @@ def test_coverage_reads_initials_with_or_without_dots_and_the_countrys_name() ->
         assert coverage.missing(ask("Which US state sued?"), [text]) == []
     assert coverage.missing(ask("Which U.S. state sued?"), ["The US said so."]) == []
     assert coverage.missing(ask("What did the UN say?"), ["The union said so."]) == ["UN"]
+    assert coverage.missing(ask("Which American chain closed?"), ["A U.S. chain closed."]) == []
+    assert coverage.missing(ask("Which American chain closed?"), ["A useful chain closed."]) == ["American"]
 
 
 def test_trim_drops_openers_edges_and_possessive() -> None:

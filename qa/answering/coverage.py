@@ -19,8 +19,8 @@ PREFIX = 4  # "Afghan" covers "Afghanistan", "Iran" covers "Iranian": a shared s
 # "U.S." is "US" (and "U.K." "UK"): news writes the dots that questions leave out.
 _DOTTED = re.compile(r"\b(?:[a-z]\.){2,}")
 # The name news gives one country by more than its initials: any of these words together cover it.
-ALIASES = {"us": (("united", "states"), ("america",)), "uk": (("britain",), ("british",)),
-           "un": (("united", "nations"),), "eu": (("european", "union"),)}
+ALIASES = {"us": (("united", "states"), ("america",)), "america": (("us",), ("united", "states")),
+           "uk": (("britain",), ("british",)), "un": (("united", "nations"),), "eu": (("european", "union"),)}
 
 
 @lru_cache(maxsize=1 << 12)
@@ -30,10 +30,20 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(w.replace(",", "") if w[0].isdigit() else w for w in WORD.findall(text))
 
 
+def _aliases(hinge: str) -> tuple[tuple[str, ...], ...]:
+    """Other names of what the hinge names ("American": "US", "United States")."""
+    return next((names for name, names in ALIASES.items()
+                 if hinge == name or (len(name) >= PREFIX and hinge.startswith(name))), ())
+
+
+def _has(word: str, words: frozenset[str]) -> bool:
+    """The word, or a longer one it begins when it is long enough to be a stem ("america": "americans")."""
+    return word in words or (len(word) >= PREFIX and any(w.startswith(word) for w in words))
+
+
 def _covered(hinge: str, words: frozenset[str]) -> bool:
     hinge = hinge.lower().replace(".", "") if _DOTTED.fullmatch(hinge.lower()) else hinge.lower()
-    if hinge in words or any(all(any(w.startswith(a) for w in words) for a in alias)
-                             for alias in ALIASES.get(hinge, ())):
+    if hinge in words or any(all(_has(a, words) for a in alias) for alias in _aliases(hinge)):
         return True
     if hinge[0].isdigit() or len(hinge) < PREFIX:
         return False
