@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
@@ -10,14 +9,12 @@ from qa.answering.policy import AnswerPolicy
 from qa.index.load import Index
 from qa.question.kinds import STRICT
 from qa.question.parse import Asked
-from qa.text.words import WORD, looks_english
+from qa.text.words import WORD, looks_english, undotted
 
 _KIND_WORDS = {"money": "a sum of money", "percent": "a percentage", "count": "a number"}
 NOT_ENGLISH = ("The question does not look like English: the articles and the model are English, "
                "so ask in English.")
 PREFIX = 4  # "Afghan" covers "Afghanistan", "Iran" covers "Iranian": a shared stem of this many letters
-# "U.S." is "US" (and "U.K." "UK"): news writes the dots that questions leave out.
-_DOTTED = re.compile(r"\b(?:[a-z]\.){2,}")
 # The name news gives one country by more than its initials: any of these words together cover it.
 ALIASES = {"us": (("united", "states"), ("america",)), "america": (("us",), ("united", "states")),
            "uk": (("britain",), ("british",)), "un": (("united", "nations"),), "eu": (("european", "union"),)}
@@ -25,9 +22,10 @@ ALIASES = {"us": (("united", "states"), ("america",)), "america": (("us",), ("un
 
 @lru_cache(maxsize=1 << 12)
 def _words(text: str) -> frozenset[str]:
-    """Lower-cased words of a passage; numbers without their thousands commas."""
-    text = _DOTTED.sub(lambda m: m[0].replace(".", ""), text.lower())
-    return frozenset(w.replace(",", "") if w[0].isdigit() else w for w in WORD.findall(text))
+    """Lower-cased words of a passage, initials without their dots ("U.S." is "us", as a question's
+    hinges are); numbers without their thousands commas."""
+    words = WORD.findall(undotted(text.lower()))
+    return frozenset(w.replace(",", "") if w[0].isdigit() else w for w in words)
 
 
 def _aliases(hinge: str) -> tuple[tuple[str, ...], ...]:
@@ -42,7 +40,7 @@ def _has(word: str, words: frozenset[str]) -> bool:
 
 
 def _covered(hinge: str, words: frozenset[str]) -> bool:
-    hinge = hinge.lower().replace(".", "") if _DOTTED.fullmatch(hinge.lower()) else hinge.lower()
+    hinge = hinge.lower()
     if hinge in words or any(all(_has(a, words) for a in alias) for alias in _aliases(hinge)):
         return True
     if hinge[0].isdigit() or len(hinge) < PREFIX:

@@ -16,7 +16,7 @@ from qa.question.kinds import (
     kind_of,
     singular,
 )
-from qa.text.words import STOPWORDS, tokenize
+from qa.text.words import STOPWORDS, tokenize, undotted
 
 _WH = re.compile(r"\b(how many|how much|how long|how old|how far|how tall|how high|how big|how fast|"
                  r"how soon|how|when|who|whom|whose|where|which|what|why)\b", re.IGNORECASE)
@@ -114,15 +114,12 @@ def _subject_verb(rest: str, noun: str | None) -> str | None:
     return stems[0] if stems else None
 
 
-_INITIALS = re.compile(r"\b(?:[A-Z]\.){2,}")
-
-
 @lru_cache(maxsize=2048)
 def hinges(question: str) -> tuple[str, ...]:
     """The names and numbers in a question: capitalised words (not its first) and digits; "U.S."
     is one name, "US"."""
     out = []
-    question = _INITIALS.sub(lambda m: m[0].replace(".", ""), question)
+    question = undotted(question)
     for i, m in enumerate(WORD.finditer(question)):
         for part in re.sub(r"[’']s$", "", m.group()).rstrip(".,").split("-"):  # "US-Taliban", "Doha-based"
             if not part:

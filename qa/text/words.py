@@ -24,6 +24,12 @@ _FOREIGN = frozenset("""el la los las del por para que qué cuántos cuántas qu
     le les des du est qui quoi combien où comment une dans wer wie viele wo warum ist sind der die das
     und nicht il di che chi dove quanti sono o os da do dos em quem onde quantos het een wat waar""".split())
 _POSSESSIVE = re.compile(r"['’]s\b")
+_INITIALS = re.compile(r"\b(?:[^\W\d_]\.){2,}")
+
+
+def undotted(text: str) -> str:
+    """text with initials written without their dots: "U.S." is "US", as questions write it."""
+    return _INITIALS.sub(lambda m: m[0].replace(".", ""), text)
 
 
 def _fold(text: str) -> str:

@@ -27,11 +27,11 @@ class Excerpts:
         return [sid for group in self.groups for sid in group]
 
 
-def dated_for(asked: Asked | None) -> bool:
+def dated_for(asked: Asked) -> bool:
     """Whether the excerpts read for this question are headed by their articles' dates: not when it
     asks for a date, since the model then copies the heading ("11 Mar 2020" for "on which day did
     the drawdown begin?"), which no sentence says, instead of the day a sentence gives ("Monday")."""
-    return asked is None or asked.kind != "date"
+    return asked.kind != "date"
 
 
 def _cost(index: Index, sid: int) -> int:

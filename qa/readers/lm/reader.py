@@ -37,7 +37,7 @@ class LMReader(ReadsAtOnce):
         self.prompt = prompt or default_prompt()
         self.calibration = calibration if calibration is not None else default_calibration()
 
-    def excerpts(self, scored: Sentences, asked: Asked | None = None) -> Excerpts:
+    def excerpts(self, scored: Sentences, asked: Asked) -> Excerpts:
         """The numbered excerpts this reader reads for these sentences (for this question)."""
         return excerpts(self.index, scored, self.sentences, self.budget, dated=dated_for(asked))
 
