@@ -376,3 +376,57 @@ def test_a_sentence_two_articles_print_alike_is_cited_once(tmp_path: Path, fake_
     answer = engine.answer("What happened on the Tollby ferry on Sunday?")
     texts = [" ".join(c.text.split()) for c in answer.citations]
     assert texts and len(texts) == len(set(texts))
+
+
+LEFT_TURN = {
+    "vote.md": "---\ndate: 2022-06-17\n---\n# Colombia votes\n\nGustavo Petro will become Colombia's first "
+               "leftist president after winning the country's presidential election on Sunday.\n",
+    "region.md": "---\ndate: 2022-06-20\n---\n# A leftist wave\n\nChile, Peru and Honduras elected leftist "
+                 "presidents in 2021, and a leftist leads the presidential polls in Brazil.\n",
+}
+RELEASES = {
+    "march.md": "---\ndate: 2020-03-11\n---\n# Releases begin\n\nKandahar officials release 100 Zarghun "
+                "prisoners a day, the governor said.\n",
+    "april.md": "---\ndate: 2020-04-20\n---\n# Releases speed up\n\nKandahar officials release 300 Zarghun "
+                "prisoners a day, the governor said.\n",
+}
+
+
+def _dated(tmp_path: Path, fake_embedder: object, articles: dict[str, str], phrase: str) -> QA:
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    for name, text in articles.items():
+        (seeds / name).write_text(text, "utf-8")
+    return _engine(Config(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.0), fake_embedder,
+                   FakeRuntime(phrase))
+
+
+def test_a_shown_short_answer_keeps_the_lead_against_a_newer_sentence_on_something_else(
+        tmp_path: Path, fake_embedder: object) -> None:
+    engine = _dated(tmp_path, fake_embedder, LEFT_TURN, "Colombia")
+    answer = engine.answer("Which country elected its first leftist president?")
+    # The newer article names countries too, but says nothing of this election: it does not lead.
+    assert answer.short == "Colombia", answer.text
+    assert answer.citations[0].source == "vote.md" and answer.text.startswith("Gustavo Petro will become")
+    assert "most recent" not in answer.text
+
+
+def test_a_newer_article_that_updates_the_models_answer_leads(tmp_path: Path, fake_embedder: object) -> None:
+    engine = _dated(tmp_path, fake_embedder, RELEASES, "100")
+    answer = engine.answer("How many Zarghun prisoners do Kandahar officials release a day?")
+    assert answer.short == "300" and answer.citations[0].source == "april.md"
+    assert answer.text.startswith("20 Apr 2020 (most recent): Kandahar officials release 300")
+    assert "11 Mar 2020: Kandahar officials release 100" in answer.text
+    _exact(engine, answer.short_span)
+
+
+def test_part_of_a_persons_name_is_shown_as_the_whole_name(tmp_path: Path, fake_embedder: object) -> None:
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    (seeds / "hockey.md").write_text("# Hart Trophy\n\nMaple Leafs forward Auston Matthews won the Hart "
+                                     "Trophy after the first 60-goal season in ten years.\n", "utf-8")
+    engine = _engine(Config(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.0), fake_embedder,
+                     FakeRuntime("Matthews"))
+    answer = engine.answer("Which player won the Hart Trophy?")
+    assert answer.short == "Auston Matthews"
+    _exact(engine, answer.short_span)

@@ -94,11 +94,14 @@ class LMReader(ReadsAtOnce):
         return read((span,), self.calibration.no_answer(x[3], False))
 
     def _candidate(self, sid: int, a: int, b: int) -> Candidate:
-        """The found phrase as a candidate span, labelled like the entity it coincides with."""
+        """The found phrase as a candidate span, labelled like the entity it coincides with; part of
+        a person's name is the whole name the sentence gives ("Matthews" is "Auston Matthews")."""
         text = self.index.sentence_text(sid)
         offset = int(self.index.sent_spans[sid][0])
+        entities = self.index.annotations.of(sid)
+        a, b = next(((s[0] - offset, s[1] - offset) for s in entities
+                     if s[2] == "PERSON" and s[0] <= offset + a and offset + b <= s[1]), (a, b))
         span = text[a:b]
-        label = next((s[2] for s in self.index.annotations.of(sid)
-                      if s[0] == offset + a and s[1] == offset + b), "LM")
+        label = next((s[2] for s in entities if s[0] == offset + a and s[1] == offset + b), "LM")
         return Candidate(offset + a, offset + b, label, "", (0, len(text)), span, normalise(span),
                          frozenset(tokenize(span)), span[:1].isupper() or span[:1].isdigit())
