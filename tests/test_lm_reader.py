@@ -430,3 +430,8 @@ def test_part_of_a_persons_name_is_shown_as_the_whole_name(tmp_path: Path, fake_
     answer = engine.answer("Which player won the Hart Trophy?")
     assert answer.short == "Auston Matthews"
     _exact(engine, answer.short_span)
+    # The tagger's name may take the possessive along; the shown name does not.
+    (seeds / "hockey.md").write_text("# Hart Trophy\n\nThe Hart Trophy is Auston Matthews’s, after the first "
+                                     "60-goal season in ten years.\n", "utf-8")
+    engine.build()
+    assert engine.answer("Which player won the Hart Trophy?").short == "Auston Matthews"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from functools import partial
 
 from qa.config import ReaderName
@@ -21,6 +22,7 @@ from qa.text.words import tokenize
 log = logging.getLogger(__name__)
 
 MAX_PHRASE_TOKENS = 24  # a name, a number, a date or a few words
+_POSSESSIVE = re.compile(r"['’]s?$")
 
 
 class LMReader(ReadsAtOnce):
@@ -99,9 +101,14 @@ class LMReader(ReadsAtOnce):
         text = self.index.sentence_text(sid)
         offset = int(self.index.sent_spans[sid][0])
         entities = self.index.annotations.of(sid)
-        a, b = next(((s[0] - offset, s[1] - offset) for s in entities
-                     if s[2] == "PERSON" and s[0] <= offset + a and offset + b <= s[1]), (a, b))
+        whole = next(((s[0] - offset, s[1] - offset) for s in entities
+                      if s[2] == "PERSON" and s[0] <= offset + a and offset + b <= s[1]), None)
+        if whole is not None:
+            # The tagger's name may take the possessive along ("Vladimir Putin's").
+            name = _POSSESSIVE.sub("", text[whole[0]:whole[1]])
+            a, b = whole[0], max(b, whole[0] + len(name))
         span = text[a:b]
-        label = next((s[2] for s in entities if s[0] == offset + a and s[1] == offset + b), "LM")
+        label = "PERSON" if whole is not None else next(
+            (s[2] for s in entities if s[0] == offset + a and s[1] == offset + b), "LM")
         return Candidate(offset + a, offset + b, label, "", (0, len(text)), span, normalise(span),
                          frozenset(tokenize(span)), span[:1].isupper() or span[:1].isdigit())
