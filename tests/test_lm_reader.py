@@ -435,3 +435,10 @@ def test_part_of_a_persons_name_is_shown_as_the_whole_name(tmp_path: Path, fake_
                                      "60-goal season in ten years.\n", "utf-8")
     engine.build()
     assert engine.answer("Which player won the Hart Trophy?").short == "Auston Matthews"
+    # The small tagger calls "bar al-Qaeda" a person: a lower-case word is no part of a name.
+    (seeds / "hockey.md").write_text("# Deal\n\nAs part of the agreement, the Taliban must continue its "
+                                     "reduction in violence, and bar al-Qaeda or any other extremist groups "
+                                     "from operating in areas under their control.\n", "utf-8")
+    engine = _engine(engine.config, fake_embedder, FakeRuntime("al-Qaeda"))
+    engine.build()
+    assert engine.answer("Which network must the Taliban keep out of their areas?").short == "al-Qaeda"

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 MAX_PHRASE_TOKENS = 24  # a name, a number, a date or a few words
 _POSSESSIVE = re.compile(r"['’]s?$")
+_WORD = re.compile(r"[^\W\d_][\w'’.-]*")
 
 
 class LMReader(ReadsAtOnce):
@@ -104,9 +105,14 @@ class LMReader(ReadsAtOnce):
         whole = next(((s[0] - offset, s[1] - offset) for s in entities
                       if s[2] == "PERSON" and s[0] <= offset + a and offset + b <= s[1]), None)
         if whole is not None:
-            # The tagger's name may take the possessive along ("Vladimir Putin's").
-            name = _POSSESSIVE.sub("", text[whole[0]:whole[1]])
-            a, b = whole[0], max(b, whole[0] + len(name))
+            # The tagger's name may take the possessive along ("Vladimir Putin's"), and the small
+            # tagger calls "bar al-Qaeda" a person: only capitalised words are added to a name.
+            end = max(b, whole[0] + len(_POSSESSIVE.sub("", text[whole[0]:whole[1]])))
+            added = _WORD.findall(text[whole[0]:a] + " " + text[b:end])
+            if all(w[0].isupper() for w in added):
+                a, b = whole[0], end
+            else:
+                whole = None
         span = text[a:b]
         label = "PERSON" if whole is not None else next(
             (s[2] for s in entities if s[0] == offset + a and s[1] == offset + b), "LM")
