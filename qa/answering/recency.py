@@ -65,9 +65,11 @@ def latest_first(index: Index, scored: Sequence[Scored], facts: list[list[Scored
     # A shown short answer keeps the lead against a newer sentence that does not update it: putting
     # any newer fact first hid the model's right phrase on 0.04 of RealTime QA 2022 ("That's how
     # much plastic in the US is actually recycled" over "only around 9% plastic ... is recycled").
-    moved = [g for g in facts if shown is None or updates(g[0].sentence)]
-    facts = sorted(moved, key=lambda g: _date(index, g[0].sentence) or "", reverse=True) + [
-        g for g in facts if all(g is not m for m in moved)]
+    moved: list[list[Scored]] = []
+    kept: list[list[Scored]] = []
+    for group in facts:
+        (moved if shown is None or updates(group[0].sentence) else kept).append(group)
+    facts = sorted(moved, key=lambda g: _date(index, g[0].sentence) or "", reverse=True) + kept
     first = facts[0][0].sentence
     if span is None or span.source != index.sent_sources[first] or not (
             index.sent_spans[first][0] <= span.start < span.end <= index.sent_spans[first][1]):
@@ -83,9 +85,9 @@ def dated_text(index: Index, facts: list[list[Scored]], parts: list[str]) -> lis
     dates = [_date(index, g[0].sentence) for g in facts]
     if len(set(dates) - {None}) < 2:
         return parts
+    newest = max(d for d in dates if d)
     out = []
     for n, (date, part) in enumerate(zip(dates, parts, strict=True)):
         when = human_date(date) or "Undated"
-        newest = n == 0 and date == max(d for d in dates if d)
-        out.append(f"{when} (most recent): {part}" if newest else f"{when}: {part}")
+        out.append(f"{when} (most recent): {part}" if n == 0 and date == newest else f"{when}: {part}")
     return out

@@ -17,13 +17,12 @@ from qa.readers.lm.calibration import TOKEN_FEATURES, LMCalibration, default_cal
 from qa.readers.lm.excerpts import Excerpts, dated_for, excerpts
 from qa.readers.lm.locate import clean, locate_all
 from qa.readers.lm.prompt import Prompt, default_prompt
-from qa.text.words import tokenize
+from qa.text.words import WORD, tokenize
 
 log = logging.getLogger(__name__)
 
 MAX_PHRASE_TOKENS = 24  # a name, a number, a date or a few words
 _POSSESSIVE = re.compile(r"['’]s?$")
-_WORD = re.compile(r"[^\W\d_][\w'’.-]*")
 
 
 class LMReader(ReadsAtOnce):
@@ -102,19 +101,25 @@ class LMReader(ReadsAtOnce):
         text = self.index.sentence_text(sid)
         offset = int(self.index.sent_spans[sid][0])
         entities = self.index.annotations.of(sid)
-        whole = next(((s[0] - offset, s[1] - offset) for s in entities
-                      if s[2] == "PERSON" and s[0] <= offset + a and offset + b <= s[1]), None)
-        if whole is not None:
-            # The tagger's name may take the possessive along ("Vladimir Putin's"), and the small
-            # tagger calls "bar al-Qaeda" a person: only capitalised words are added to a name.
-            end = max(b, whole[0] + len(_POSSESSIVE.sub("", text[whole[0]:whole[1]])))
-            added = _WORD.findall(text[whole[0]:a] + " " + text[b:end])
-            if all(w[0].isupper() for w in added):
-                a, b = whole[0], end
-            else:
-                whole = None
+        people = [(s[0] - offset, s[1] - offset) for s in entities if s[2] == "PERSON"]
+        name = _whole_name(text, people, a, b)
+        if name is not None:
+            a, b = name
         span = text[a:b]
-        label = "PERSON" if whole is not None else next(
+        label = "PERSON" if name is not None else next(
             (s[2] for s in entities if s[0] == offset + a and s[1] == offset + b), "LM")
         return Candidate(offset + a, offset + b, label, "", (0, len(text)), span, normalise(span),
                          frozenset(tokenize(span)), span[:1].isupper() or span[:1].isdigit())
+
+
+def _whole_name(text: str, people: list[tuple[int, int]], a: int, b: int) -> tuple[int, int] | None:
+    """The person's name (sentence offsets) that text[a:b] is part of, or None."""
+    whole = next(((s, e) for s, e in people if s <= a and b <= e), None)
+    if whole is None:
+        return None
+    start, end = whole
+    # The tagger's name may take the possessive along ("Vladimir Putin's"), and the small tagger
+    # calls "bar al-Qaeda" a person: only capitalised words are added to a name.
+    end = max(b, start + len(_POSSESSIVE.sub("", text[start:end])))
+    added = WORD.findall(text[start:a] + " " + text[b:end])
+    return (start, end) if all(w[0].isupper() for w in added) else None
