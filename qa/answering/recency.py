@@ -37,9 +37,10 @@ def latest_first(index: Index, scored: Sequence[Scored], facts: list[list[Scored
     def updates(sentence: int) -> bool:
         # Another date's sentence tells what became of the lead's fact when it says nearly the same
         # and, against a shown short answer, names another of its kind that would be shown in its
-        # place ("300" for the lead's "100").
-        if sentence == lead.sentence:
-            return True
+        # place ("300" for the lead's "100"). A shown short answer's fact is the only one cited
+        # beside its rivals (group_facts), so the rival alone can take the lead from it: any
+        # newer sentence with a span did, and hid the model's right phrase on 0.04 of RealTime QA
+        # 2022 ("That's how much plastic in the US is actually recycled" over "only around 9%").
         if float(vectors[sentence] @ vectors[lead.sentence]) < policy.similar_rival:
             return False
         return shown is None or any(
@@ -62,14 +63,7 @@ def latest_first(index: Index, scored: Sequence[Scored], facts: list[list[Scored
     leads = {_date(index, g[0].sentence) for g in facts}
     if len(leads - {None}) < 2:
         return facts, span
-    # A shown short answer keeps the lead against a newer sentence that does not update it: putting
-    # any newer fact first hid the model's right phrase on 0.04 of RealTime QA 2022 ("That's how
-    # much plastic in the US is actually recycled" over "only around 9% plastic ... is recycled").
-    moved: list[list[Scored]] = []
-    kept: list[list[Scored]] = []
-    for group in facts:
-        (moved if shown is None or updates(group[0].sentence) else kept).append(group)
-    facts = sorted(moved, key=lambda g: _date(index, g[0].sentence) or "", reverse=True) + kept
+    facts = sorted(facts, key=lambda g: _date(index, g[0].sentence) or "", reverse=True)
     first = facts[0][0].sentence
     if span is None or span.source != index.sent_sources[first] or not (
             index.sent_spans[first][0] <= span.start < span.end <= index.sent_spans[first][1]):
@@ -85,9 +79,8 @@ def dated_text(index: Index, facts: list[list[Scored]], parts: list[str]) -> lis
     dates = [_date(index, g[0].sentence) for g in facts]
     if len(set(dates) - {None}) < 2:
         return parts
-    newest = max(d for d in dates if d)
     out = []
     for n, (date, part) in enumerate(zip(dates, parts, strict=True)):
         when = human_date(date) or "Undated"
-        out.append(f"{when} (most recent): {part}" if n == 0 and date == newest else f"{when}: {part}")
+        out.append(f"{when} (most recent): {part}" if n == 0 else f"{when}: {part}")
     return out
