@@ -1,4 +1,4 @@
-"""What the language model reads: the best sentences, each with the one before it, as numbered excerpts."""
+"""What the language model reads: the best sentences, each with the sentences around it, as excerpts."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ class Excerpts:
     """The numbered excerpts a model reads: each a run of consecutive sentences of one article."""
 
     groups: tuple[tuple[int, ...], ...]  # sentence ids of each excerpt, in article order
-    text: str  # "[n] (date) sentence sentence" lines
+    text: str  # "(date) sentence sentence" paragraphs, a blank line apart
 
     @property
     def sentences(self) -> list[int]:
@@ -41,7 +41,9 @@ def _cost(index: Index, sid: int) -> int:
 def excerpts(index: Index, scored: Sentences, sentences: int, budget: int, dated: bool = True) -> Excerpts:
     """The best ``sentences`` sentences, each with the sentences around it for context, within
     ``budget`` characters; consecutive ones of an article read as one excerpt, best first, headed
-    by its article's date when ``dated``."""
+    by its article's date when ``dated``. The excerpts are not numbered: the small model answered
+    "on what day…?" or "how many…?" with an excerpt's number ("1", "2") instead of the sentence's
+    "Monday" or "five"."""
     chosen: set[int] = set()
     used = picked = 0
     for sid, _ in scored:
@@ -68,9 +70,9 @@ def excerpts(index: Index, scored: Sentences, sentences: int, budget: int, dated
         else:
             groups.append([sid])
     groups.sort(key=lambda g: min(rank.get(s, len(rank)) for s in g))
-    lines = []
-    for n, group in enumerate(groups, 1):
+    paragraphs = []
+    for group in groups:
         date = human_date(index.articles[index.sent_sources[group[0]]].date) if dated else ""
         body = " ".join(" ".join(index.sentence_text(s)[:MAX_SENTENCE].split()) for s in group)
-        lines.append(f"[{n}] " + (f"({date}) " if date else "") + body)
-    return Excerpts(tuple(tuple(g) for g in groups), "\n".join(lines))
+        paragraphs.append((f"({date}) " if date else "") + body)
+    return Excerpts(tuple(tuple(g) for g in groups), "\n\n".join(paragraphs))
