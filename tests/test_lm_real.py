@@ -73,6 +73,18 @@ def test_a_day_or_a_small_number_is_shown_as_the_article_writes_it(real_qa: QA, 
     _short_is_exact(real_qa, answer)
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    # With its excerpts numbered [1], [2], [3], the model answered "3" and "1": an excerpt's number.
+    ("How many official sources said at least 1,000 prisoners would go free this week?", "five"),
+    ("On what day was Ghani sworn in for his new term?", "Monday"),
+])
+def test_the_answer_is_the_sentences_not_an_excerpts_number(real_qa: QA, question: str,
+                                                            expected: str) -> None:
+    answer = real_qa.answer(question)
+    read_by_model(answer)
+    assert answer.trace.phrase == expected, answer.trace.unverified
+
+
 @pytest.mark.parametrize("question", ["How many prisoners did Iran free in 2019?",
                                       "How many Taliban fighters were killed in Helmand?"])
 def test_what_the_articles_dont_say_is_not_covered(real_qa: QA, question: str) -> None:
