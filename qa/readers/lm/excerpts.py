@@ -16,7 +16,7 @@ WINDOW = 1
 
 @dataclass(frozen=True)
 class Excerpts:
-    """The numbered excerpts a model reads: each a run of consecutive sentences of one article."""
+    """The excerpts a model reads: each a run of consecutive sentences of one article."""
 
     groups: tuple[tuple[int, ...], ...]  # sentence ids of each excerpt, in article order
     text: str  # "(date) sentence sentence" paragraphs, a blank line apart
