@@ -169,8 +169,8 @@ def test_a_question_asking_for_a_date_reads_no_date_headings(tmp_path: Path, fak
     engine.answer("How many troops left in the American drawdown?")
     engine.answer("On which day did the American drawdown begin?")
     counted, dated = (r["messages"][1]["content"] for r in runtime.requests[-2:])
-    assert "[1] (11 Mar 2020) The American drawdown" in counted
-    assert "[1] The American drawdown" in dated and "2020" not in dated
+    assert "Passages:\n(11 Mar 2020) The American drawdown" in counted
+    assert "Passages:\nThe American drawdown" in dated and "2020" not in dated
 
 
 def test_clean_keeps_only_the_phrase() -> None:

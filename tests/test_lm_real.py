@@ -19,17 +19,18 @@ def _short_is_exact(engine: QA, answer) -> None:
 
 
 def test_an_unsure_reading_cites_its_sentence_and_hides_the_phrase(real_qa: QA) -> None:
-    """The model reads the analyst's surname but puts about 0.3 of its probability on it, with
-    "Michael" and the think-tank's name beside it: the phrase is found word for word, under the
-    threshold, and only its sentence is shown."""
-    answer = real_qa.answer("Which think-tank analyst commented on the prisoner row?")
+    """The model reads what the Taliban gave the government, "a list of captives", but puts little
+    probability on its words (a confidence of about 0.01): the phrase is found word for word, under
+    the threshold, and only its sentence is shown."""
+    answer = real_qa.answer("What did the anonymous Taliban leadership council member say the group had "
+                            "given the government?")
     trace = answer.trace
     read_by_model(answer)
-    assert trace.phrase is not None and "Kugelman" in trace.phrase
+    assert trace.phrase is not None and "list of captives" in trace.phrase
     assert trace.confidence < real_qa.answerer.policy.shows_from(answer.reader)
     assert any(trace.phrase in p.text for p in trace.given)
     assert answer.answered and answer.short is None
-    assert "Kugelman" in answer.citations[0].text
+    assert "list of captives" in answer.citations[0].text
 
 
 SPELLINGS = ("Sediq Seddiqi", "Sediq Sediqqi")
