@@ -18,6 +18,8 @@ _SMALL = ("zero one two three four five six seven eight nine ten eleven twelve t
           "sixteen seventeen eighteen nineteen twenty").split()
 _DIGITS = re.compile(r"(?<![\w.,])\d{1,2}(?![\w]|[.,]\d)")
 _SPELLED = re.compile(r"\b(?:" + "|".join(_SMALL) + r")\b", re.IGNORECASE)
+# A person's name with the first name cut to its initial ("M. Kugelman" for "Michael Kugelman").
+_INITIALLED = re.compile(r"^([^\W\d_])\.\s*([^\W\d_][\w'’-]+(?:\s+[^\W\d_][\w'’-]+)*)$")
 
 
 @lru_cache(maxsize=1 << 14)
@@ -58,6 +60,12 @@ def respelled(phrase: str) -> tuple[str, str]:
     """The phrase with its small numbers spelled out, and with them in digits."""
     words = _DIGITS.sub(lambda m: _SMALL[int(m[0])] if int(m[0]) < len(_SMALL) else m[0], phrase)
     return words, _SPELLED.sub(lambda m: str(_SMALL.index(m[0].lower())), phrase)
+
+
+def initialled(phrase: str) -> tuple[str, str] | None:
+    """The initial and the rest of a name written with its first name as an initial, or None."""
+    m = _INITIALLED.match(clean(phrase))
+    return (m[1], m[2]) if m and m[1].isupper() and m[2][:1].isupper() else None
 
 
 def _find(needle: str, haystack: str) -> int:

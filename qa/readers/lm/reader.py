@@ -15,7 +15,7 @@ from qa.question.parse import Asked
 from qa.readers.base import Candidate, Earlier, Reading, ReadsAtOnce, Sentences, Span, normalise
 from qa.readers.lm.calibration import TOKEN_FEATURES, LMCalibration, default_calibration, features
 from qa.readers.lm.excerpts import Excerpts, dated_for, excerpts
-from qa.readers.lm.locate import clean, locate_all
+from qa.readers.lm.locate import clean, initialled, locate_all
 from qa.readers.lm.prompt import Prompt, default_prompt
 from qa.text.words import WORD, tokenize
 
@@ -68,10 +68,11 @@ class LMReader(ReadsAtOnce):
         phrase = clean(reply.text)
         ids = given.sentences
         read = partial(Reading, reader=self.name, model=model, stats=stats, given=tuple(ids))
-        if not phrase or normalise(phrase).startswith(normalise(self.prompt.declined)):
+        # A phrase of function words alone ("a", or "A" for a quiz's first option) answers nothing.
+        if not tokenize(phrase) or normalise(phrase).startswith(normalise(self.prompt.declined)):
             return read((), self.calibration.no_answer(x[3], False), declined=True)
         texts = [self.index.sentence_text(s) for s in ids]
-        found = locate_all(phrase, texts)
+        found = locate_all(phrase, texts) or self._initialled(phrase, ids, texts)
         if not found:
             log.info("the reader's phrase %r is in no sentence it read: not shown", phrase[:80])
             return read((), self.calibration.no_answer(x[3], True), unverified=phrase)
@@ -95,14 +96,32 @@ class LMReader(ReadsAtOnce):
         span = Span(sid, candidate, math.exp(x[0]), confidence)
         return read((span,), self.calibration.no_answer(x[3], False))
 
+    def _initialled(self, phrase: str, ids: list[int], texts: list[str]) -> list[tuple[int, int, int]]:
+        """Where a name written as "M. Kugelman" is a person's whole name, "Michael Kugelman", whose
+        first name starts with that initial: the rest of the name's places."""
+        named = initialled(phrase)
+        if named is None:
+            return []
+        initial, rest = named
+        found = []
+        for n, a, b in locate_all(rest, texts):
+            name = _whole_name(texts[n], self._people(ids[n]), a, b)
+            if name is not None and name[0] < a and texts[n][name[0]] == initial:
+                found.append((n, a, b))
+        return found
+
+    def _people(self, sid: int) -> list[tuple[int, int]]:
+        """The people the tagger found in a sentence, in sentence offsets."""
+        offset = int(self.index.sent_spans[sid][0])
+        return [(s[0] - offset, s[1] - offset) for s in self.index.annotations.of(sid) if s[2] == "PERSON"]
+
     def _candidate(self, sid: int, a: int, b: int) -> Candidate:
         """The found phrase as a candidate span, labelled like the entity it coincides with; part of
         a person's name is the whole name the sentence gives ("Matthews" is "Auston Matthews")."""
         text = self.index.sentence_text(sid)
         offset = int(self.index.sent_spans[sid][0])
         entities = self.index.annotations.of(sid)
-        people = [(s[0] - offset, s[1] - offset) for s in entities if s[2] == "PERSON"]
-        name = _whole_name(text, people, a, b)
+        name = _whole_name(text, self._people(sid), a, b)
         if name is not None:
             a, b = name
         span = text[a:b]
