@@ -396,7 +396,8 @@ RELEASES = {
 }
 
 
-def _dated(tmp_path: Path, fake_embedder: object, articles: dict[str, str], phrase: str) -> QA:
+def _over_articles(tmp_path: Path, fake_embedder: object, articles: dict[str, str], phrase: str) -> QA:
+    """An engine reading these articles (file name: text) whose fake model always writes phrase."""
     seeds = tmp_path / "seeds"
     seeds.mkdir()
     for name, text in articles.items():
@@ -407,7 +408,7 @@ def _dated(tmp_path: Path, fake_embedder: object, articles: dict[str, str], phra
 
 def test_a_shown_short_answer_keeps_the_lead_against_a_newer_sentence_on_something_else(
         tmp_path: Path, fake_embedder: object) -> None:
-    engine = _dated(tmp_path, fake_embedder, LEFT_TURN, "Colombia")
+    engine = _over_articles(tmp_path, fake_embedder, LEFT_TURN, "Colombia")
     answer = engine.answer("Which country elected its first leftist president?")
     # The newer article names countries too, but says nothing of this election: it does not lead.
     assert answer.short == "Colombia", answer.text
@@ -416,7 +417,7 @@ def test_a_shown_short_answer_keeps_the_lead_against_a_newer_sentence_on_somethi
 
 
 def test_a_newer_article_that_updates_the_models_answer_leads(tmp_path: Path, fake_embedder: object) -> None:
-    engine = _dated(tmp_path, fake_embedder, RELEASES, "100")
+    engine = _over_articles(tmp_path, fake_embedder, RELEASES, "100")
     answer = engine.answer("How many Zarghun prisoners do Kandahar officials release a day?")
     assert answer.short == "300" and answer.citations[0].source == "april.md"
     assert answer.text.startswith("20 Apr 2020 (most recent): Kandahar officials release 300")
@@ -425,12 +426,10 @@ def test_a_newer_article_that_updates_the_models_answer_leads(tmp_path: Path, fa
 
 
 def test_part_of_a_persons_name_is_shown_as_the_whole_name(tmp_path: Path, fake_embedder: object) -> None:
-    seeds = tmp_path / "seeds"
-    seeds.mkdir()
-    (seeds / "hockey.md").write_text("# Hart Trophy\n\nMaple Leafs forward Auston Matthews won the Hart "
-                                     "Trophy after the first 60-goal season in ten years.\n", "utf-8")
-    engine = _engine(Config(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.0), fake_embedder,
-                     FakeRuntime("Matthews"))
+    hart = ("# Hart Trophy\n\nMaple Leafs forward Auston Matthews won the Hart "
+            "Trophy after the first 60-goal season in ten years.\n")
+    engine = _over_articles(tmp_path, fake_embedder, {"hockey.md": hart}, "Matthews")
+    seeds = engine.config.seeds_dir
     answer = engine.answer("Which player won the Hart Trophy?")
     assert answer.short == "Auston Matthews"
     _exact(engine, answer.short_span)
@@ -450,12 +449,9 @@ def test_part_of_a_persons_name_is_shown_as_the_whole_name(tmp_path: Path, fake_
 
 def test_a_name_with_its_first_name_as_an_initial_is_shown_as_the_sentences_whole_name(
         tmp_path: Path, fake_embedder: object) -> None:
-    seeds = tmp_path / "seeds"
-    seeds.mkdir()
-    (seeds / "talks.md").write_text("# Talks\n\nMichael Kugelman, an analyst at the Wilson Center, said the "
-                                    "prisoner row could derail the talks.\n", "utf-8")
-    engine = _engine(Config(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.0), fake_embedder,
-                     FakeRuntime("M. Kugelman"))
+    talks = ("# Talks\n\nMichael Kugelman, an analyst at the Wilson Center, said the "
+             "prisoner row could derail the talks.\n")
+    engine = _over_articles(tmp_path, fake_embedder, {"talks.md": talks}, "M. Kugelman")
     answer = engine.answer("Which analyst said the prisoner row could derail the talks?")
     assert answer.short == "Michael Kugelman" and answer.trace.unverified is None
     _exact(engine, answer.short_span)
@@ -468,12 +464,9 @@ def test_a_name_with_its_first_name_as_an_initial_is_shown_as_the_sentences_whol
 @pytest.mark.parametrize("reply", ["a", "A"])
 def test_a_phrase_of_function_words_alone_is_no_answer(tmp_path: Path, fake_embedder: object,
                                                       reply: str) -> None:
-    seeds = tmp_path / "seeds"
-    seeds.mkdir()
     # A quiz page among the search results: its first option is "A.", and "a" is in every sentence.
-    (seeds / "quiz.md").write_text("# Quiz\n\nWhich wildly popular show was recently green lit for a new "
-                                   "season?\n\nA. Squid Game\n\nB. Stranger Things\n", "utf-8")
-    engine = _engine(Config(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.0), fake_embedder,
-                     FakeRuntime(reply))
+    quiz = ("# Quiz\n\nWhich wildly popular show was recently green lit for a new "
+            "season?\n\nA. Squid Game\n\nB. Stranger Things\n")
+    engine = _over_articles(tmp_path, fake_embedder, {"quiz.md": quiz}, reply)
     answer = engine.answer("Which wildly popular show was recently green lit for a new season?")
     assert answer.short is None and answer.short_span is None
