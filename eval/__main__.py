@@ -17,6 +17,8 @@ rebuilds report.md in that folder from every results file there):
   fit-reader   refit the span reader on RealTime QA back numbers (writes qa/readers/spans/*.json)
   fit-evidence fit what the language model reads first, on RealTime QA 2022 (writes
                qa/answering/evidence.json with --write)
+  embedders    whether nomic-embed-text-v1.5 or EmbeddingGemma-300M (fetched from PyPI on demand)
+               would put the answer in the passages read more often than MiniLM
   fit-lm       calibrate the language-model reader on a RealTime QA 2022 run's records
                (--write: qa/readers/lm/calibration.json)
   loss         where each answer is lost (not in the articles, not retrieved, not read, misread,
@@ -47,7 +49,8 @@ DELEGATED = {"bench": ("eval.perf.bench", "bench.json"), "scale": ("eval.perf.sc
              "fit-evidence": ("eval.fit.evidence", "evidence_fit.json"),
              "formats": ("eval.perf.formats", "formats.json"),
              "cluster": ("eval.perf.cluster", "cluster.json"),
-             "concurrency": ("eval.perf.concurrency", "concurrency.json")}
+             "concurrency": ("eval.perf.concurrency", "concurrency.json"),
+             "embedders": ("eval.fit.embedders", "embedders.json")}
 COMMANDS = ["quality", "realtimeqa", *DELEGATED, "loss", "report"]
 
 
