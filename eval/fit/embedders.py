@@ -30,7 +30,7 @@ from eval.progress import bar
 from eval.quality import metrics as m
 from eval.realtimeqa import cache, data
 from eval.realtimeqa.engines import question_engine
-from qa import QA, Config, Embedder
+from qa import QA, Config
 from qa.retrieval.retrieve import clean_question
 from qa.text.nlp import Tagger
 
@@ -57,16 +57,17 @@ def passages(engine: QA) -> list[str]:
     return [index.articles[c.source].text[c.start:c.end] for c in index.chunks]
 
 
-def measure(engine: QA, question: str, gold: str, name: str, documents: Embedder, query: np.ndarray
+def measure(engine: QA, question: str, gold: str, name: str, vectors: np.ndarray, query: np.ndarray
             ) -> dict[str, bool]:
     """Whether the first k passages hold the answer, as the product ranks them and with the
-    candidate's vectors for the dense ranking: keys "{product|name} {hybrid|dense}@k"."""
+    candidate's passage ``vectors`` (by chunk id) for the dense ranking: keys
+    "{product|name} {hybrid|dense}@k"."""
     index, retriever = engine.answerer.index, engine.answerer.retriever
 
     def holds(chunk_id: int) -> bool:
         return any(m.contains_answer(index.sentence_text(s), [gold]) for s in index.chunk_sentences(chunk_id))
 
-    sims = documents.embed(passages(engine)) @ query
+    sims = vectors @ query
     ranking = [(int(i), float(sims[i])) for i in np.argsort(-sims, kind="stable")[:retriever.depth]]
     other = copy.copy(retriever)
     other.dense_ranking = lambda question, allowed=None: ranking  # type: ignore[method-assign]
@@ -92,7 +93,7 @@ def run(candidate_name: str, year: str, limit: int | None) -> dict:
         question = clean_question(q["question_sentence"], engine.answerer.policy.max_question_chars)
         texts = passages(engine)
         before, began = documents.misses, time.perf_counter()
-        documents.embed(texts)
+        vectors = documents.embed(texts)
         spent = time.perf_counter() - began
         if documents.misses - before == len(set(texts)):  # embedded afresh: time MiniLM on the same
             began = time.perf_counter()
@@ -100,7 +101,7 @@ def run(candidate_name: str, year: str, limit: int | None) -> dict:
             seconds["product"] += time.perf_counter() - began
             seconds[candidate.name] += spent
             seconds["questions"] += 1
-        row = measure(engine, question, q["gold"], candidate.name, documents, candidate.query(question))
+        row = measure(engine, question, q["gold"], candidate.name, vectors, candidate.query(question))
         row["ceiling"] = any(m.contains_answer(t, [q["gold"]]) for t in q["articles"])
         rows.append({"id": q["question_id"], **row})
     n = max(1, len(rows))
