@@ -362,7 +362,9 @@ def test_gradio_client_follow_ups_use_the_history(server: str) -> None:
     tweet = client.predict("What did he tweet?", earlier, api_name="/ask")
     read_by_model(tweet)
     assert tweet["answered"] and all("Shaheen" in c["text"] for c in tweet["citations"])
-    assert "Seddiqi" in client.predict("What did he tweet?", api_name="/ask")["citations"][0]["text"]
+    # Without the history, "he" is either man: the president's spokesman's tweet is retrieved first.
+    # Which tweet the model then picks is its call (it differs between runtime builds), so it is not asserted.
+    assert "Seddiqi" in client.predict("What did he tweet?", api_name="/ask")["passages"][0]["text"]
 
 
 def test_reply_shows_a_pending_state_first(fake_qa: qa.QA) -> None:

@@ -66,7 +66,7 @@ def test_ask_follows_the_history_it_is_given(service: QAService) -> None:
     read_by_model(first)
     question = "What did he tweet?"
     alone = _call(service, "POST", "/ask", {"question": question})[1]
-    assert "Seddiqi" in alone["citations"][0]["text"]  # two men tweeted
+    assert "Seddiqi" in alone["passages"][0]["text"]  # two men tweeted; which one the model cites is its call
     # History as /ask replies (their query and short answer resolve "he"), or as plain text.
     for history in ([{"question": "Who is the Taliban's spokesman?", "answer": first}],
                     [["Who is the Taliban's spokesman?", first]],
