@@ -87,7 +87,9 @@ def test_follow_up_cites_the_person_the_earlier_turn_named(real_qa: QA) -> None:
     assert "tweeted on Tuesday" in follow.citations[0].text
     for c in follow.citations:
         _exact(real_qa, c)
-    assert "Seddiqi" in alone.citations[0].text  # asked alone, "he" could be either
+    # Asked alone, "he" could be either man: the president's spokesman's tweet is retrieved first
+    # (which tweet the model then cites first differs between runtime builds and cache states).
+    assert alone.query == "What did he tweet?" and "Seddiqi" in alone.passages[0].text
 
 
 @pytest.mark.parametrize("question", ["🙂", "?", "12345", "x" * 20_000])
@@ -155,7 +157,16 @@ def test_cli_search_build_and_errors(real_qa: QA, model_cache) -> None:
     assert plain.exit_code == 0 and "don't cover" in plain.output
 
 
-def test_cli_chat_follow_up(real_qa: QA, model_cache) -> None:  # conftest fixture
+def test_cli_chat_follow_up(real_qa: QA, model_cache, monkeypatch: pytest.MonkeyPatch) -> None:
+    answers: list[qa.Answer] = []
+    answer = QA.answer
+
+    def kept(self: QA, *args: object, **kwargs: object) -> qa.Answer:
+        answers.append(answer(self, *args, **kwargs))  # type: ignore[arg-type]
+        return answers[-1]
+
+    monkeypatch.setattr(QA, "answer", kept)
+
     def chat(*questions: str) -> list[str]:
         """The chat's reply to each question (its output between the prompts)."""
         result = _cli(real_qa, "chat", input="".join(f"{q}\n" for q in questions) + "\n")
@@ -169,8 +180,11 @@ def test_cli_chat_follow_up(real_qa: QA, model_cache) -> None:  # conftest fixtu
     assert re.search(r"\[1\] 002_\S+ \d+-\d+ · 11 Mar 2020: The Taliban’s political spokesman, "
                      r"Suhail Shaheen,", follow)
     assert "Seddiqi" not in follow
-    (alone,) = chat("What did he tweet?")
-    assert re.search(r"\[1\] 000_\S+ \d+-\d+ .*?: Sediq Seddiqi", alone)
+    assert "Shaheen" in answers[1].query
+    # A new chat starts with no history: "he" stays unresolved (which man's tweet the model then
+    # cites first differs between runtime builds and cache states).
+    chat("What did he tweet?")
+    assert answers[2].query == "What did he tweet?" and "Seddiqi" in answers[2].passages[0].text
 
 
 def test_missing_seeds_folder_cli(tmp_path) -> None:
