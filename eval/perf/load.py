@@ -108,8 +108,6 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
     readers = {"lm": 0, "spans_line_too_long": 0, "spans_with_notice": 0, "not_read": 0}
     upload_log: list[dict] = []
     memory: list[tuple[float, float]] = []
-    began = time.monotonic()
-    stop_at = began + seconds
     try:
         steps.step("sign in and ask the first question", f"{clients} clients")
         names = [u for u in users if u != "uploader"]
@@ -119,6 +117,10 @@ def run(clients: int = 50, seconds: float = 60.0, uploads: int = 3, out: Path | 
         # the first answer loads is closed by the server, and a question sent on it as it closes
         # was reset (1 run of 4 on 2 cores), though the server never saw the question.
         sessions += [signed_in(base, u, users[u]) for u in names[1:]]
+        # The load's clock starts now: signing in and the first answer can take longer than a
+        # short run's seconds, which left no time for the load at all (0 answers in 10 s).
+        began = time.monotonic()
+        stop_at = began + seconds
         steps.step("the load", f"{clients} clients for {seconds:g} s, {uploads} uploads")
         shown = bar(total=int(seconds), desc="load", unit="s", every=1)
 
