@@ -76,7 +76,7 @@ def main() -> None:
         reader = engine.warm()
     except (qa.QAError, ValueError) as exc:
         raise SystemExit(f"error: {exc}") from None
-    if warning := open_warning(args.host, auth is not None, config.uploads):
+    if warning := open_warning(args.host, auth is not None, config.team.uploads):
         print(warning, file=sys.stderr, flush=True)
     here, *network = urls(args.host, args.port)
     away = f" on this machine, {network[0]} from others" if network else ""

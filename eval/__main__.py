@@ -16,7 +16,7 @@ rebuilds report.md in that folder from every results file there):
   concurrency  answers/s with the language-model reader at 1, 4 and 16 questions at once
   fit-reader   refit the span reader on RealTime QA back numbers (writes qa/readers/spans/*.json)
   fit-evidence fit what the language model reads first, on RealTime QA 2022 (writes
-               qa/answering/evidence.json with --write)
+               qa/sentences/evidence.json with --write)
   embedders    whether nomic-embed-text-v1.5 or EmbeddingGemma-300M (fetched from PyPI on demand)
                would put the answer in the passages read more often than MiniLM
   fit-lm       calibrate the language-model reader on a RealTime QA 2022 run's records
@@ -84,7 +84,7 @@ def quality(args: argparse.Namespace) -> dict:
     began = time.perf_counter()
     result = harness.run(modes, args.limit)
     result["seconds"] = round(time.perf_counter() - began, 1)
-    result["min_evidence"] = Config.from_env().min_evidence
+    result["min_evidence"] = Config.from_env().answering.min_evidence
     print(markdown.table(result["summary"]))
     base = result["records"].get("hybrid") or next(iter(result["records"].values()))
     result["calibration"] = None
@@ -114,10 +114,11 @@ def realtimeqa(args: argparse.Namespace) -> dict:
         if not args.resume:
             log.unlink(missing_ok=True)
         embedder = cache.CachingEmbedder(cache.build_embedder(), cache.DEFAULT_CACHE)
-        tagger = cache.CachingTagger(Tagger(Config.from_env().nlp), cache.DEFAULT_CACHE)
+        tagger = cache.CachingTagger(Tagger(Config.from_env().indexing.nlp), cache.DEFAULT_CACHE)
         rt = run.run(embedder, args.limit, log, tagger, year)
         print(f"embedding cache: {embedder.hits} hits, {embedder.misses} embedded", file=sys.stderr)
-    rt["summary"].update(baselines=data.BASELINES[year], min_evidence=Config.from_env().min_evidence,
+    rt["summary"].update(baselines=data.BASELINES[year],
+                         min_evidence=Config.from_env().answering.min_evidence,
                          answer_bearing_ceiling=data.ANSWER_BEARING_CEILING[year])
     print(markdown.rtqa_section(rt["summary"]))
     return {"summary": rt["summary"], "records": rt["records"]}

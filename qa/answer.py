@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 
 from qa.config import ReaderName
@@ -49,7 +48,7 @@ class Answer:
     # verification, and why a requested generative answer fell back (see qa/generation/generate.py).
     method: str = "extractive"
     dropped: tuple[str, ...] = ()
-    notice: str | None = None
+    notice: str | None = None  # what a reader should know of this answer (qa/notices.py), in words
     # The short answer's exact span (``text`` is ``short``, offsets into its article, ``score`` the
     # reader's confidence), shown only when the reader is confident; and the reader's confidence in
     # its best span (calibrated: its probability and its lead over the runner-up) and no-answer
@@ -66,6 +65,10 @@ class Answer:
     provisional: bool = False
     # While provisional: how many questions the language model reads before this one.
     ahead: int = 0
+    # The notice as a code for programs (qa/notices.py), and how the question was answered: its kind
+    # ("factoid": a short answer; "reason", "manner", "said": by the cited sentences).
+    notice_code: str | None = None
+    kind: str = "factoid"
     trace: Trace = field(default_factory=Trace, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, object]:
@@ -90,10 +93,3 @@ class Choice:
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
         return asdict(self)
-
-
-def contains_span(text: str, span: str) -> bool:
-    """True when span's words occur in text as a run (case and punctuation ignored)."""
-    words = re.findall(r"\w+", span.lower())
-    return bool(words) and re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b",
-                                     text.lower()) is not None

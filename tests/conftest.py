@@ -80,7 +80,7 @@ def tiny_config(tmp_path: Path) -> Config:
     """A config over a private copy of the tiny articles, with its own index folder."""
     seeds = tmp_path / "seeds"
     shutil.copytree(DATA, seeds)
-    return Config(seeds_dir=seeds, index_dir=tmp_path / "index", chunk_size=200,
+    return Config.of(seeds_dir=seeds, index_dir=tmp_path / "index", chunk_size=200,
                   chunk_overlap=40, min_evidence=0.3, reader="spans")
 
 
@@ -148,7 +148,7 @@ def real_runtime(onnx_cache: Path):  # qa.llm.llama.LlamaRuntime
     ``onnx_cache`` shares it (one runtime per model file in a process)."""
     from qa.llm.runtimes import configured_runtime
 
-    return configured_runtime(Config(cache_dir=onnx_cache))
+    return configured_runtime(Config.of(cache_dir=onnx_cache))
 
 
 @pytest.fixture(scope="session")

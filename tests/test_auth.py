@@ -66,7 +66,7 @@ def test_make_auth_checks_both_sources(tmp_path: Path) -> None:
     assert make_auth(qa.Config()) is None
     users = tmp_path / "users.txt"
     users.write_text(f"carol:{hash_password('pw-carol')}\n")
-    check = make_auth(qa.Config(auth="alice:pw-alice", auth_file=str(users)))
+    check = make_auth(qa.Config.of(auth="alice:pw-alice", auth_file=str(users)))
     assert check is not None
     assert check("alice", "pw-alice") and check("carol", "pw-carol")
     assert not check("alice", "pw-carol") and not check("carol", "pw-alice") and not check("eve", "x")
@@ -76,7 +76,7 @@ def test_every_check_costs_one_scrypt_whoever_the_user(monkeypatch: pytest.Monke
     """Plain passwords are hashed at start-up: a known name and an unknown one cost the same."""
     users = tmp_path / "users.txt"
     users.write_text(f"carol:{hash_password('pw-carol')}\n")
-    check = make_auth(qa.Config(auth="alice:pw-alice", auth_file=str(users)))
+    check = make_auth(qa.Config.of(auth="alice:pw-alice", auth_file=str(users)))
     assert check is not None
     calls: list[int] = []
     real = hashlib.scrypt
@@ -118,7 +118,7 @@ def test_hash_password_command_makes_a_usable_line(tmp_path: Path) -> None:
     line = result.stdout.strip().splitlines()[-1]
     users = tmp_path / "users.txt"
     users.write_text(line + "\n")
-    check = make_auth(qa.Config(auth_file=str(users)))
+    check = make_auth(qa.Config.of(auth_file=str(users)))
     assert check is not None and check("carol", "s3cret-pw") and not check("carol", "s3cret")
     piped = CliRunner().invoke(main, ["hash-password", "dan", "--stdin"], input="pw-dan-123\n")
     assert piped.exit_code == 0 and check_password("pw-dan-123", piped.stdout.strip().split(":", 1)[1])

@@ -30,7 +30,7 @@ def embedder(monkeypatch: pytest.MonkeyPatch) -> FakeEmbedder:
              tagger: object = None) -> None:
         original(self, config, embedder=shared, tagger=tagger)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("qa.engine.QA.__init__", init)
+    monkeypatch.setattr("qa.engine.qa.QA.__init__", init)
     return shared
 
 

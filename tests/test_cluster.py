@@ -88,7 +88,7 @@ def _config(cache: Path, index_dir: Path) -> Config:
 def _engine(index_dir: Path, cache: Path) -> QA:
     """An engine answering from the index in index_dir as it is (never rebuilding it)."""
     engine = QA(_config(cache, index_dir))
-    engine._swap(load_index(index_dir))
+    engine.use_index(load_index(index_dir))
     return engine
 
 

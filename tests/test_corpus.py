@@ -81,15 +81,16 @@ def test_another_corpus_replaces_an_index_only_when_asked(tmp_path: Path, monkey
     monkeypatch.chdir(tmp_path)
     seeds, rows = tmp_path / "seeds", tmp_path / "articles.jsonl"
     corpus = Corpus([Article("a1", "A", "text", "1" * 64)])
-    chat = Config(seeds_dir=seeds, index_dir=_index_of(tmp_path / "index", ["000.txt", "001.txt"], None))
+    chat = Config.of(seeds_dir=seeds, index_dir=_index_of(tmp_path / "index", ["000.txt", "001.txt"], None))
     with pytest.raises(IndexProblem) as refused:  # `qa build` made it from seeds/: no corpus recorded
         refuse_replacing(chat, rows.resolve(), corpus)
     assert str(refused.value) == (
         "index/ holds the index of seeds (2 articles), and building articles.jsonl into it would remove "
         "2 of them: give this corpus its own folder (qa --index articles-index build …), or add --replace")
     refuse_replacing(chat, seeds.resolve(), corpus)  # the seeds again, on the cluster: an update
-    own = Config(seeds_dir=seeds, index_dir=_index_of(tmp_path / "own", ["a1", "a2"], rows.resolve()))
+    own = Config.of(seeds_dir=seeds, index_dir=_index_of(tmp_path / "own", ["a1", "a2"], rows.resolve()))
     refuse_replacing(own, rows.resolve(), corpus)  # the same corpus, a row removed: an update
-    grown = Config(seeds_dir=seeds, index_dir=_index_of(tmp_path / "grown", ["a1"], tmp_path / "old.jsonl"))
+    grown = Config.of(seeds_dir=seeds,
+                      index_dir=_index_of(tmp_path / "grown", ["a1"], tmp_path / "old.jsonl"))
     refuse_replacing(grown, rows.resolve(), corpus)  # another corpus that removes nothing
-    refuse_replacing(Config(seeds_dir=seeds, index_dir=tmp_path / "empty"), rows.resolve(), corpus)
+    refuse_replacing(Config.of(seeds_dir=seeds, index_dir=tmp_path / "empty"), rows.resolve(), corpus)

@@ -41,7 +41,7 @@ def runtime(monkeypatch: pytest.MonkeyPatch) -> FakeRuntime:
     def init(self: qa.QA, config: qa.Config | None = None, embedder: object = None, **kwargs: object) -> None:
         original(self, config, embedder=shared, runtime=fake)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("qa.engine.QA.__init__", init)
+    monkeypatch.setattr("qa.engine.qa.QA.__init__", init)
     return fake
 
 
@@ -149,7 +149,8 @@ def test_serve_options_reach_the_deployment(fake_qa: qa.QA, monkeypatch: pytest.
     scale = deployed["autoscaling_config"]  # type: ignore[index]
     assert (scale["min_replicas"], scale["max_replicas"], scale["initial_replicas"]) == (1, 5, 1)
     replica_config, digest = fake.calls["bind"]  # type: ignore[misc]
-    assert replica_config.reader_threads == 3 and replica_config.serve_token == ""  # the hash travels
+    # The token's hash travels, not the token.
+    assert replica_config.reading.reader_threads == 3 and replica_config.serving.serve_token == ""
     assert digest and token not in str(digest)
     # Without --max-replicas above --replicas, a fixed count; without a token, loopback only.
     serve.start_service(config, "auto", 2, "127.0.0.1", 8123)
@@ -190,7 +191,8 @@ def test_qa_hinge_evidence_rules_a_question_naming_what_no_passage_mentions(
         tiny_config: qa.Config, monkeypatch: pytest.MonkeyPatch) -> None:
     question = "How many cars cross the bridge in Zanzibar every day?"
     strict = _engine(tiny_config, monkeypatch, QA_HINGE_EVIDENCE="1.0").answer(question)
-    assert not strict.answered and strict.notice == "No retrieved passage mentions “Zanzibar”."
+    assert not strict.answered and strict.notice_code == "names_missing"
+    assert strict.notice == "No article mentions “Zanzibar”."
     loose = _engine(tiny_config, monkeypatch, QA_HINGE_EVIDENCE="0.0").answer(question)
     assert loose.answered and "40,000" in loose.text
 
@@ -211,7 +213,7 @@ def test_qa_reader_sentences_budget_and_decline_steer_the_language_model(
     answer = declined.answer(QUESTION)
     read_by_model(answer)
     assert not answer.answered
-    assert answer.notice == "The reader found no answer to this in the retrieved sentences."
+    assert answer.notice_code == "no_answer"
 
 
 def test_qa_reader_threads_reach_llama_cpp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,7 +56,7 @@ def evil_engine(tmp_path_factory: pytest.TempPathFactory) -> qa.QA:
     root = tmp_path_factory.mktemp("evil")
     shutil.copytree(DATA, root / "seeds")
     (root / "files").mkdir()
-    engine = qa.QA(qa.Config(seeds_dir=root / "seeds", index_dir=root / "index", cache_dir=root / "cache",
+    engine = qa.QA(qa.Config.of(seeds_dir=root / "seeds", index_dir=root / "index", cache_dir=root / "cache",
                              chunk_size=200, chunk_overlap=40, min_evidence=0.3, reader="spans"),
                    embedder=FakeEmbedder())
     for path in _files(root / "files"):

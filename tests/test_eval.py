@@ -420,7 +420,7 @@ def test_bench_reads_another_model_file_side_by_side(model_cache: Path) -> None:
     from qa.errors import ModelProblem
     from qa.llm.model_file import model_path
 
-    shipped = model_path(model_cache, Config.from_env().reader_model)
+    shipped = model_path(model_cache, Config.from_env().reading.reader_model)
     prompt = [{"role": "user", "content": "[1] The ministry said 1,500 prisoners will be freed.\n\n"
                "Question: How many prisoners will be freed?"}]
     out = timing.reader_settings([prompt], {"model": [{}, {"model": str(shipped)}]})["model"]

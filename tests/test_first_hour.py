@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import SEEDS
 from net import free_port, serving
-from reading import read_by_model
+from reading import FALLBACK, read_by_model
 
 import qa
 from qa.config import project_root
@@ -27,13 +27,13 @@ LIGHTHOUSE = ("The Tollby lighthouse\n\nThe lighthouse keeper of Tollby counted 
 
 
 def test_config_takes_string_paths(tiny_config, fake_embedder):
-    config = qa.Config(seeds_dir=str(tiny_config.seeds_dir), index_dir=str(tiny_config.index_dir),
+    config = qa.Config.of(seeds_dir=str(tiny_config.seeds_dir), index_dir=str(tiny_config.index_dir),
                        chunk_size=200, chunk_overlap=40, min_evidence=0.3)
     assert isinstance(config.seeds_dir, Path) and isinstance(config.index_dir, Path)
     engine = qa.QA(config, embedder=fake_embedder)
     assert engine.retrieve("alpha", k=1)[0].source in {p.name for p in tiny_config.seeds_dir.iterdir()}
     with pytest.raises(TypeError, match="seeds_dir must be a str or Path"):
-        qa.Config(seeds_dir=3)
+        qa.Config.of(seeds_dir=3)
 
 
 def test_folders_are_found_from_a_subfolder(tmp_path, monkeypatch):
@@ -140,7 +140,7 @@ def test_cli_from_a_subfolder_shows_warnings_without_library_noise(tmp_path, mod
                          cwd=project / "notes", env=env, capture_output=True, text=True, timeout=600)
     assert ask.returncode == 0, ask.stderr
     assert "100" in ask.stdout.split("Sources:")[0]
-    assert "; read by " in ask.stdout and "from the span reader" not in ask.stdout  # the model read it
+    assert "; read by " in ask.stdout and FALLBACK not in ask.stdout  # the model read it
     assert "AVX512" not in ask.stderr and "faiss" not in ask.stderr
 
 
@@ -148,7 +148,7 @@ def test_cli_from_a_subfolder_shows_warnings_without_library_noise(tmp_path, mod
 def test_a_question_in_another_language_is_told_so(real_qa):
     answer = real_qa.answer("¿Cuántos prisioneros talibanes serán liberados cada día?")
     assert not answer.answered and answer.text == "The question is not in English."
-    assert "does not look like English" in (answer.notice or "")
+    assert answer.notice_code == "not_english" and "ask in English" in (answer.notice or "")
     english = real_qa.answer("How many Taliban prisoners will be released each day?")
     assert english.answered
     read_by_model(english)

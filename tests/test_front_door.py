@@ -29,7 +29,7 @@ SPRAY = throttle.FREE_ADDRESS + 2  # wrong sign-ins, each for a name of its own:
 def signed_server(tmp: Path, **settings: object) -> Iterator[str]:
     """A signed-in chat server of its own (its sign-in throttle starts empty)."""
     shutil.copytree(DATA, tmp / "seeds")
-    config = qa.Config(seeds_dir=tmp / "seeds", index_dir=tmp / "index", chunk_size=200, chunk_overlap=40,
+    config = qa.Config.of(seeds_dir=tmp / "seeds", index_dir=tmp / "index", chunk_size=200, chunk_overlap=40,
                        min_evidence=0.3, reader="spans", rate=0, uploaders="alice",
                        auth=",".join(f"{u}:{p}" for u, p in USERS.items()), **settings)
     engine = qa.QA(config, embedder=FakeEmbedder())
@@ -89,7 +89,7 @@ def test_a_trusted_proxy_names_the_client_and_is_logged_beside_it(
 
 def test_trusted_proxies_must_be_addresses(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QA_TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8, ::1")
-    assert qa.Config.from_env().trusted_proxies == "127.0.0.1, 10.0.0.0/8, ::1"
+    assert qa.Config.from_env().team.trusted_proxies == "127.0.0.1, 10.0.0.0/8, ::1"
     monkeypatch.setenv("QA_TRUSTED_PROXIES", "127.0.0.1,proxy.local")
     with pytest.raises(ValueError, match="QA_TRUSTED_PROXIES entry 'proxy.local' is not an address"):
         qa.Config.from_env()

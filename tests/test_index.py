@@ -64,7 +64,7 @@ def test_engine_rebuilds_a_corrupt_index(fake_qa: QA, fake_embedder, caplog) -> 
     fake_qa.build()
     (current_path(fake_qa.config.index_dir) / "sentences.json").write_text("{not json")
     engine = QA(fake_qa.config, embedder=fake_embedder)
-    with caplog.at_level("WARNING", logger="qa.engine"):
+    with caplog.at_level("WARNING", logger="qa.engine.library"):
         assert engine.retrieve("harbour bridge repairs")[0].source == "alpha.txt"
     # It says what it found and that it is fixing it, not to run what it already runs.
     assert [r.getMessage() for r in caplog.records] == [

@@ -142,7 +142,7 @@ def test_unreachable_server_falls_back_with_a_notice(llm_qa: qa.QA) -> None:
         took = time.monotonic() - began
     assert answer.method == "extractive" and answer.answered and "did not answer" in (answer.notice or "")
     # Refused at once, not waited out: a small share of the reply's time limit (a ratio, not a time).
-    assert took < engine.config.llm_timeout / 4, took
+    assert took < engine.config.generation.llm_timeout / 4, took
 
 
 @pytest.mark.parametrize("behaviour", [{"stall": 600.0}, {"trickle": True}])
@@ -199,16 +199,16 @@ def test_cli_llm_writes_with_the_readers_model_without_a_url(llm_qa: qa.QA,
     runtime = FakeRuntime(f"{GOOD} [{n}].")
     monkeypatch.delenv("QA_LLM_URL", raising=False)
     monkeypatch.setenv("QA_READER", "spans")  # the model only writes here, it does not read
-    monkeypatch.setattr("qa.engine.QA.__init__", _reusing(llm_qa, runtime))
+    monkeypatch.setattr("qa.engine.qa.QA.__init__", _reusing(llm_qa, runtime))
     out = CliRunner().invoke(cli, args + ["ask", "--llm", QUESTION])
     assert out.exit_code == 0 and f"{GOOD}. [1]" in out.output and "Sources:" in out.output
     assert [r["max_tokens"] for r in runtime.requests] == [160]  # one reply, from the in-process model
     broken = FakeRuntime(fail=qa.QAError("the reader's language model is not installed: run `make setup`"))
-    monkeypatch.setattr("qa.engine.QA.__init__", _reusing(llm_qa, broken))
+    monkeypatch.setattr("qa.engine.qa.QA.__init__", _reusing(llm_qa, broken))
     out = CliRunner().invoke(cli, args + ["ask", "--llm", QUESTION])
     assert out.exit_code == 0 and "not installed" in out.output
     assert "showing the extractive answer" in out.output
-    monkeypatch.setattr("qa.engine.QA.__init__", _reusing(llm_qa))
+    monkeypatch.setattr("qa.engine.qa.QA.__init__", _reusing(llm_qa))
     with FakeLLM(f"{GOOD} [{n}].") as server:
         monkeypatch.setenv("QA_LLM_URL", server.url)
         out = CliRunner().invoke(cli, args + ["ask", "--llm", QUESTION])
@@ -233,7 +233,8 @@ def test_config_reads_llm_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QA_LLM_URL", "http://127.0.0.1:11434/v1")
     monkeypatch.setenv("QA_LLM_TIMEOUT", "3.5")
     cfg = qa.Config.from_env()
-    assert cfg.llm_url == "http://127.0.0.1:11434/v1" and cfg.llm_timeout == 3.5 and cfg.llm_model == ""
+    g = cfg.generation
+    assert g.llm_url == "http://127.0.0.1:11434/v1" and g.llm_timeout == 3.5 and g.llm_model == ""
 
 
 # ---- A real local model: SmolLM2-135M-Instruct served by xllamacpp's OpenAI-compatible server ---

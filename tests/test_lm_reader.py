@@ -14,7 +14,6 @@ from fake_runtime import FakeRuntime
 from reading import fell_back
 
 from qa import QA, Config
-from qa.answering.compose import BY_SENTENCE, DECLINED, UNVERIFIED
 from qa.errors import ModelProblem
 from qa.llm import model_file
 from qa.llm.base import RuntimeFailed
@@ -59,7 +58,7 @@ def test_a_phrase_in_no_article_is_never_shown(tiny_config: Config, fake_embedde
     # Not shown, and no refusal either: the cited sentences stand, and the notice says why there
     # is no short answer; the model read it, and the answer says so.
     assert answer.answered and answer.reader == "lm" and answer.model == "fake-lm" and answer.citations
-    assert answer.short is None and answer.notice == UNVERIFIED
+    assert answer.short is None and answer.notice_code == "no_phrase"
     assert "Real Madrid" not in json.dumps(answer.to_dict())
     assert "'Real Madrid' is in no sentence it read" in caplog.text
 
@@ -67,7 +66,7 @@ def test_a_phrase_in_no_article_is_never_shown(tiny_config: Config, fake_embedde
 def test_the_model_declining_refuses_with_its_notice(tiny_config: Config, fake_embedder: object) -> None:
     engine = _engine(tiny_config, fake_embedder, FakeRuntime("not in the articles", p=0.8))
     answer = engine.answer("How many cars cross the bridge every day?")
-    assert not answer.answered and answer.notice == DECLINED and answer.reader == "lm"
+    assert not answer.answered and answer.notice_code == "no_answer" and answer.reader == "lm"
     assert answer.no_answer >= 0.5 and answer.passages
 
 
@@ -76,7 +75,7 @@ def test_a_decline_on_what_someone_said_is_answered_by_the_sentences(tiny_config
     engine = _engine(tiny_config, fake_embedder, FakeRuntime("not in the articles", p=0.8))
     answer = engine.answer("What did Mayor Jane Porter say about the library?")
     # What a sentence says has no short phrase: the model declining it refuses nothing.
-    assert answer.answered and answer.short is None and answer.notice != DECLINED
+    assert answer.answered and answer.short is None and answer.notice_code != "no_answer"
     assert "Jane Porter said the library" in answer.citations[0].text
 
 
@@ -98,17 +97,20 @@ def test_a_missing_model_gives_one_line_and_the_span_reader(tiny_config: Config,
         answer = engine.answer("How many cars cross the bridge every day?")
         again = engine.answer("How many cars cross the bridge every day?")
     assert answer.answered and answer.short and "40,000" in answer.short
-    assert "language-model reader is unavailable" in fell_back(answer)
-    assert "make setup" in answer.notice and again.notice == answer.notice
+    assert "make setup" in fell_back(answer) and answer.notice_code == "model_missing"
+    assert again.notice == answer.notice
     warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) == 1 and "not installed" in warnings[0].getMessage()  # said once, not per question
     assert "Traceback" not in caplog.text
 
 
-def test_a_runtime_failure_answers_with_the_span_reader(tiny_config: Config, fake_embedder: object) -> None:
+def test_a_runtime_failure_answers_with_the_span_reader(tiny_config: Config, fake_embedder: object,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
     engine = _engine(tiny_config, fake_embedder, FakeRuntime(fail=RuntimeFailed("the context is full")))
-    answer = engine.answer("How many cars cross the bridge every day?")
-    assert answer.answered and "the context is full" in fell_back(answer)
+    with caplog.at_level(logging.WARNING, logger="qa"):
+        answer = engine.answer("How many cars cross the bridge every day?")
+    assert answer.answered and fell_back(answer) and answer.notice_code == "model_failed"
+    assert "the context is full" in caplog.text and "the context is full" not in answer.notice
 
 
 def test_a_follow_up_is_read_with_the_earlier_turn(tiny_config: Config, fake_embedder: object) -> None:
@@ -163,7 +165,8 @@ def test_a_question_asking_for_a_date_reads_no_date_headings(tmp_path: Path, fak
     (seeds / "drawdown.md").write_text("---\ndate: 2020-03-11\n---\n# Drawdown\n\nThe American drawdown "
                                        "began on Monday with 400 troops leaving two bases.\n", "utf-8")
     runtime = FakeRuntime("Monday")
-    engine = _engine(Config(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.0), fake_embedder,
+    engine = _engine(Config.of(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.0),
+                     fake_embedder,
                      runtime)
     # The heading is the only "11 Mar 2020" the model sees, and it copies it for "on which day…?".
     engine.answer("How many troops left in the American drawdown?")
@@ -251,7 +254,7 @@ def test_a_lazy_runtime_loads_once_and_remembers_a_problem() -> None:
 
 def test_the_reader_setting_is_checked() -> None:
     with pytest.raises(ValueError, match="QA_READER='llm' is not one of lm, spans"):
-        Config(reader="llm")
+        Config.of(reader="llm")
 
 
 def test_a_slow_model_past_the_read_timeout_gives_the_span_answer_with_a_notice(
@@ -260,7 +263,7 @@ def test_a_slow_model_past_the_read_timeout_gives_the_span_answer_with_a_notice(
     engine = QA(tiny_config.replace(reader="lm", read_timeout=0.3), embedder=fake_embedder, runtime=runtime)
     answer = engine.answer("How many cars cross the bridge every day?")
     assert answer.answered and answer.short and "40,000" in answer.short
-    assert "QA_READ_TIMEOUT" in fell_back(answer)
+    assert "0.3 s" in fell_back(answer) and answer.notice_code == "model_slow"
     # Given up at the timeout, not after the model: it was asked once and its 600 s are far off.
     assert len(runtime.requests) == 1 and answer.timings["read_ms"] < runtime.delay * 1000 / 10
 
@@ -316,7 +319,7 @@ def test_a_line_too_long_for_the_read_timeout_answers_at_once_with_the_span_read
         assert engine.answer(question).reader == "lm"
     with ThreadPoolExecutor(10) as pool:  # one read, nine waiting: the last four cannot be read in 2 s
         answers = list(pool.map(lambda u: engine.answer(question, user=f"u{u}"), range(10)))
-    busy = [a for a in answers if "questions are ahead in line" in (a.notice or "")]
+    busy = [a for a in answers if a.notice_code == "model_busy"]
     assert all(a.answered and a.short and "40,000" in a.short for a in answers)
     read = [a for a in answers if a.reader == "lm"]
     assert len(busy) >= 3 and len(read) >= 3
@@ -331,7 +334,7 @@ def _ferry_engine(tmp_path: Path, fake_embedder: object, runtime: FakeRuntime, *
     seeds.mkdir()
     for name, text in texts.items():
         (seeds / f"{name}.txt").write_text(text)
-    config = Config(seeds_dir=seeds, index_dir=tmp_path / "index", chunk_size=200, chunk_overlap=40,
+    config = Config.of(seeds_dir=seeds, index_dir=tmp_path / "index", chunk_size=200, chunk_overlap=40,
                     min_evidence=0.1, reader="lm")
     return QA(config, embedder=fake_embedder, runtime=runtime)  # type: ignore[arg-type]
 
@@ -359,7 +362,7 @@ def test_a_why_question_read_by_the_model_leads_with_the_reason_and_says_why_no_
     answer = engine.answer("Why did the Tollby ferry stop on Sunday?")
     assert answer.answered and answer.reader == "lm" and answer.short is None
     assert "the storm closed the harbour" in answer.citations[0].text  # the reason leads
-    assert answer.notice == BY_SENTENCE
+    assert answer.notice_code == "by_sentences"
 
 
 def test_an_unsure_phrase_is_hidden_and_the_notice_says_so(tmp_path: Path, fake_embedder: object) -> None:
@@ -369,7 +372,7 @@ def test_an_unsure_phrase_is_hidden_and_the_notice_says_so(tmp_path: Path, fake_
     engine = QA(engine.config.replace(reader_decline=0.95), embedder=fake_embedder, runtime=engine.runtime)
     answer = engine.answer("How many passengers rode the Tollby ferry?")
     assert answer.answered and answer.short is None and answer.reader == "lm"
-    assert (answer.notice or "").startswith("No short answer: the language model was unsure")
+    assert answer.notice_code == "unsure"
 
 
 def test_a_sentence_two_articles_print_alike_is_cited_once(tmp_path: Path, fake_embedder: object) -> None:
@@ -402,7 +405,7 @@ def _over_articles(tmp_path: Path, fake_embedder: object, articles: dict[str, st
     seeds.mkdir()
     for name, text in articles.items():
         (seeds / name).write_text(text, "utf-8")
-    return _engine(Config(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.0), fake_embedder,
+    return _engine(Config.of(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.0), fake_embedder,
                    FakeRuntime(phrase))
 
 

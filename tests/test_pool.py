@@ -77,7 +77,8 @@ def test_pool_spans_averages_the_tokens_inside_each_span() -> None:
 def test_a_pooled_build_embeds_each_chunk_once_and_no_sentence(tiny_config) -> None:
     embedder = TokenFakeEmbedder()
     articles = load_articles(tiny_config.seeds_dir)
-    build_index(tiny_config.index_dir, articles, embedder, tiny_config.chunk_size, tiny_config.chunk_overlap)
+    c = tiny_config.indexing
+    build_index(tiny_config.index_dir, articles, embedder, c.chunk_size, c.chunk_overlap)
     index = load_index(tiny_config.index_dir)
     assert can_pool(embedder) and index.meta["sentence_vectors"] == "pooled"
     assert sum(embedder.span_calls) == len(index.chunks) and embedder.calls == []
@@ -92,7 +93,7 @@ def test_a_pooled_build_embeds_each_chunk_once_and_no_sentence(tiny_config) -> N
 
 def test_an_interrupted_pooled_build_resumes_where_it_stopped(tiny_config) -> None:
     articles = load_articles(tiny_config.seeds_dir)
-    sizes = (tiny_config.chunk_size, tiny_config.chunk_overlap)
+    sizes = (tiny_config.indexing.chunk_size, tiny_config.indexing.chunk_overlap)
     reference = tiny_config.index_dir.parent / "reference"
     full = TokenFakeEmbedder()
     build_index(reference, articles, full, *sizes, batch_size=1)

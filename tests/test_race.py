@@ -23,9 +23,9 @@ QA_BIN = str(Path(sys.executable).with_name("qa"))
 # until the test lets it go; the file `held` says it is there.
 HOOK = """import os, pathlib, time
 if os.environ.get("QA_TEST_HOLD"):
-    import qa.engine
+    import qa.engine.library
     gate = pathlib.Path(os.environ["QA_TEST_HOLD"])
-    build = qa.engine.build_index
+    build = qa.engine.library.build_index
 
     def held(*args, **kwargs):
         (gate / "held").touch()
@@ -34,7 +34,7 @@ if os.environ.get("QA_TEST_HOLD"):
             time.sleep(0.02)
         return build(*args, **kwargs)
 
-    qa.engine.build_index = held
+    qa.engine.library.build_index = held
 """
 
 

@@ -56,7 +56,7 @@ def test_short_span_offsets_are_exact_and_inside_the_first_citation(real_qa: QA,
     assert article[span.start:span.end] == span.text == answer.short
     first = answer.citations[0]
     assert first.source == span.source and first.start <= span.start and span.end <= first.end
-    assert real_qa.config.min_short <= span.score == answer.confidence <= 1.0
+    assert real_qa.config.reading.min_short <= span.score == answer.confidence <= 1.0
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def test_an_unsure_span_reader_cites_the_sentence_and_shows_no_short_answer(span
     answer = spans_qa.answer(question)
     assert answer.reader == "spans" and answer.answered and cited in answer.citations[0].text
     # Below QA_MIN_SHORT the span reader's best span is not shown, whatever it is.
-    assert answer.confidence < spans_qa.config.min_short
+    assert answer.confidence < spans_qa.config.reading.min_short
     assert answer.short is None and answer.short_span is None
 
 
@@ -85,7 +85,7 @@ def test_changing_one_article_retags_only_it(real_qa: QA, tmp_path: Path) -> Non
 
     class Counting(Tagger):
         def __init__(self) -> None:
-            super().__init__(real_qa.config.nlp)
+            super().__init__(real_qa.config.indexing.nlp)
             self.texts: list[str] = []
 
         def tag(self, texts, sentences, batch_size=32, progress=False):  # type: ignore[no-untyped-def]

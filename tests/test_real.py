@@ -97,7 +97,7 @@ def test_a_question_with_nothing_to_answer_is_refused(real_qa: QA, question: str
     answer = real_qa.answer(question)
     no_fallback(answer)
     assert not answer.answered and answer.text == qa.NOT_COVERED and answer.citations == ()
-    assert len(answer.question) <= real_qa.config.max_question_chars
+    assert len(answer.question) <= real_qa.config.retrieval.max_question_chars
 
 
 def test_incremental_build_with_the_real_model(real_qa: QA, tmp_path) -> None:
@@ -220,7 +220,7 @@ def test_onnx_query_path_agrees_with_sentence_transformers(real_qa: QA) -> None:
     st_engine = QA(real_qa.config, embedder=torch_st)
     # The same index, as it is: built by another embedder, it would otherwise be rebuilt (in real_qa's
     # folder, under the other tests' feet).
-    st_engine._swap(real_qa.index)
+    st_engine.use_index(real_qa.index)
     same_top, same_set = 0, 0
     for question in questions:
         a = [(p.source, p.start) for p in real_qa.retrieve(question, k=5)]
@@ -262,7 +262,7 @@ def test_a_build_after_the_export_never_imports_torch(real_qa: QA, tmp_path) -> 
             "      *(lambda a: (a.short, a.reader, bool(a.notice)))(\n"
             "          engine.answer('How many Taliban prisoners will be released every day?')))")
     env = {**os.environ, "QA_CACHE_DIR": str(real_qa.config.cache_dir), "QA_READER": "lm",
-           "QA_READ_TIMEOUT": str(real_qa.config.read_timeout)}
+           "QA_READ_TIMEOUT": str(real_qa.config.reading.read_timeout)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=300, check=True)
     assert out.stdout.split() == ["4", "OnnxEmbedder", "False", "100", "lm", "False"], out.stderr

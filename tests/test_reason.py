@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from qa.answering.cite import gives_reason
+from qa.answering.reasons import gives_reason
 
 QUESTION = "Why did the Taliban reject the Afghan government's offer?"
 

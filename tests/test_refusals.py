@@ -30,7 +30,7 @@ def _engine(tmp_path: Path, *articles: str, **settings: object) -> qa.QA:
     seeds.mkdir(parents=True)
     for n, text in enumerate(articles):
         (seeds / f"museum_{n}.txt").write_text(text)
-    config = qa.Config(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.3, reader="spans",
+    config = qa.Config.of(seeds_dir=seeds, index_dir=tmp_path / "index", min_evidence=0.3, reader="spans",
                        **settings)
     return qa.QA(config, embedder=FakeEmbedder())
 
@@ -41,7 +41,8 @@ def test_a_count_sum_or_share_no_sentence_holds_is_refused(tmp_path: Path, quest
     answer = _engine(tmp_path / "without", MUSEUM).answer(question)
     # Refused for the kind, not for weak evidence: the sentences match the question well.
     assert answer.evidence >= 0.3 and not answer.answered and answer.text == qa.NOT_COVERED
-    assert answer.notice == f"No retrieved passage states {kind}." and answer.citations == ()
+    assert answer.notice_code == "no_figure" and answer.citations == ()
+    assert answer.notice == f"The articles touch on this, but none of them gives {kind}."
     assert answer.passages  # the closest passages are still shown
     # The same question over the same articles plus one sentence holding the figure is answered.
     answered = _engine(tmp_path / "with", MUSEUM, FIGURES).answer(question)
@@ -71,7 +72,7 @@ def test_max_question_chars_cuts_the_question(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setenv("QA_MAX_QUESTION_CHARS", str(len(question)))
     config = qa.Config.from_env(seeds_dir=tmp_path / "seeds", index_dir=tmp_path / "index", min_evidence=0.3,
                                 chunk_size=200, chunk_overlap=40, reader="spans")
-    assert config.max_question_chars == len(question)
+    assert config.retrieval.max_question_chars == len(question)
     engine = qa.QA(config, embedder=FakeEmbedder())
     with caplog.at_level(logging.WARNING, logger="qa"):
         answer = engine.answer(long)

@@ -49,7 +49,7 @@ def test_bad_questions(fake_qa: QA) -> None:
     assert cleaned.question == cleaned.query == "bridge  ?" and cleaned.answered
     assert cleaned.citations[0].source == "alpha.txt"
     cut = fake_qa.answer("x" * 20_000)
-    assert cut.question == "x" * fake_qa.config.max_question_chars and not cut.answered
+    assert cut.question == "x" * fake_qa.config.retrieval.max_question_chars and not cut.answered
 
 
 def test_answer_markers_map_to_exact_citations(fake_qa: QA) -> None:
@@ -105,7 +105,7 @@ def test_history_may_be_earlier_questions_alone(fake_qa: QA) -> None:
 def test_he_means_the_person_the_conversation_is_about_not_the_last_answer() -> None:
     from types import SimpleNamespace
 
-    from qa.retrieval.followup import resolve
+    from qa.question.followup import resolve
 
     def turn(question: str, query: str, short: str | None) -> tuple[str, object]:
         return question, SimpleNamespace(query=query, short=short, answered=True)

@@ -94,4 +94,4 @@ def test_a_context_the_model_cannot_hold_is_one_line_naming_the_setting(monkeypa
     with pytest.raises(BadInput, match="QA_READER_CONTEXT"):
         Config.from_env()
     monkeypatch.setenv("QA_READER_CONTEXT", "4096")
-    assert Config.from_env().reader_context == 4096 and Config().reader_context == 2048
+    assert Config.from_env().reading.reader_context == 4096 and Config().reading.reader_context == 2048

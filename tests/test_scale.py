@@ -34,7 +34,7 @@ class FlakyEmbedder(FakeEmbedder):
 def test_rerun_after_interruption_embeds_only_unfinished_batches(tiny_config) -> None:
     articles = load_articles(tiny_config.seeds_dir)
     args = (tiny_config.index_dir, articles)
-    sizes = (tiny_config.chunk_size, tiny_config.chunk_overlap)
+    sizes = (tiny_config.indexing.chunk_size, tiny_config.indexing.chunk_overlap)
     full = FakeEmbedder()
     build_index(tiny_config.index_dir.parent / "reference", articles, full, *sizes, batch_size=2)
     assert len(full.calls) > 4  # enough batches to interrupt midway

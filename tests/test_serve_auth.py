@@ -78,7 +78,7 @@ def test_deeply_nested_json_is_a_400() -> None:
 
 def test_a_public_host_needs_a_token(tmp_path) -> None:
     with pytest.raises(qa.QAError, match="QA_SERVE_TOKEN"):
-        serve.start_service(qa.Config(index_dir=tmp_path), "auto", 1, "0.0.0.0", 8000)
+        serve.start_service(qa.Config.of(index_dir=tmp_path), "auto", 1, "0.0.0.0", 8000)
     args = ["--index", str(tmp_path), "serve", "--ray", "auto", "--host", "10.1.2.3"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2 and "QA_SERVE_TOKEN" in result.output

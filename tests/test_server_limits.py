@@ -29,7 +29,7 @@ RESPOND = 0  # the chat's ask button: respond(question, turns, use_llm, since, u
 
 def _engine(tmp: Path, **settings: object) -> qa.QA:
     shutil.copytree(DATA, tmp / "seeds")
-    config = qa.Config(seeds_dir=tmp / "seeds", index_dir=tmp / "index", cache_dir=tmp / "cache",
+    config = qa.Config.of(seeds_dir=tmp / "seeds", index_dir=tmp / "index", cache_dir=tmp / "cache",
                        chunk_size=200, chunk_overlap=40, min_evidence=0.3, reader="spans", **settings)
     engine = qa.QA(config, embedder=FakeEmbedder())
     engine.build()

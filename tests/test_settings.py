@@ -74,7 +74,7 @@ def test_sessions_bounds_the_conversations_the_server_keeps(fake_qa: qa.QA, brow
                                                             sessions: int, kept: bool) -> None:
     monkeypatch.setenv("QA_SESSIONS", str(sessions))
     fake_qa.config = qa.Config.from_env(**_tiny(fake_qa.config))
-    assert fake_qa.config.sessions == sessions
+    assert fake_qa.config.serving.sessions == sessions
     with serving(fake_qa) as url:
         first = open_chat(browser, url, height=720)
         _ask(first, "How many cars cross the bridge every day?")

@@ -41,7 +41,7 @@ def test_onnx_queries_off_embeds_questions_with_the_build_embedder(folders: Path
     assert default.query_embedder.source == str(export_path(model_cache))  # the int8 twin
     monkeypatch.setenv("QA_ONNX_QUERIES", "0")
     engine = qa.QA(qa.Config.from_env())
-    assert engine.config.onnx_queries is False
+    assert engine.config.indexing.onnx_queries is False
     assert engine.index.path == built  # the same index serves: only the question's embedder changes
     assert engine.query_embedder is engine.embedder
     assert engine.query_embedder.source == str(float_path(model_cache))  # type: ignore[attr-defined]
@@ -56,7 +56,7 @@ def test_onnx_build_off_builds_with_sentence_transformers(folders: Path, real_qa
     monkeypatch.setenv("QA_ONNX_BUILD", "0")
     monkeypatch.setenv("QA_INDEX_DIR", str(folders / "st-index"))
     engine = qa.QA(qa.Config.from_env())
-    assert engine.config.onnx_build is False
+    assert engine.config.indexing.onnx_build is False
     engine.build()
     meta = engine.index.meta
     assert meta["embedder"] == "SentenceTransformerEmbedder" and isinstance(engine.embedder,

@@ -52,8 +52,8 @@ def test_unsafe_names_are_refused(name: str) -> None:
 
 def test_rights() -> None:
     assert not may_upload(qa.Config(), None) and not may_upload(qa.Config(), "alice")
-    assert may_upload(qa.Config(uploads=True), None)
-    team = qa.Config(uploaders="alice, carol")
+    assert may_upload(qa.Config.of(uploads=True), None)
+    team = qa.Config.of(uploaders="alice, carol")
     assert may_upload(team, "alice") and may_upload(team, "carol") and not may_upload(team, "bob")
     assert not may_upload(team, None)
 
@@ -119,7 +119,7 @@ def test_a_failed_build_leaves_nothing(fake_qa: qa.QA, monkeypatch: pytest.Monke
     def broken(*args: object, **kwargs: object) -> None:
         raise qa.IndexProblem("the disk is full: free some space")
 
-    monkeypatch.setattr("qa.engine.build_index", broken)
+    monkeypatch.setattr("qa.engine.library.build_index", broken)
     with pytest.raises(qa.IndexProblem):
         fake_qa.add_article("harbour.txt", GOOD)
     assert _state(fake_qa) == before
@@ -134,7 +134,7 @@ def open_server(real_qa: qa.QA, tmp_path: Path) -> Iterator[tuple[str, qa.QA, Ga
     shutil.copytree(SEEDS, tmp_path / "seeds")
     config = real_qa.config.replace(seeds_dir=tmp_path / "seeds", index_dir=tmp_path / "index", uploads=True,
                                     rate=0)
-    tagger = GatedTagger(config.nlp)
+    tagger = GatedTagger(config.indexing.nlp)
     tagger.go.set()
     engine = qa.QA(config, embedder=real_qa.embedder, tagger=tagger)
     engine.build()
@@ -247,7 +247,7 @@ def test_a_compressed_bomb_upload_is_refused_at_once(open_server: tuple[str, qa.
 def test_questions_are_answered_while_uploads_rebuild(real_qa: qa.QA, tmp_path: Path) -> None:
     """Each upload held mid-build: questions are answered from the old index, then from the new."""
     shutil.copytree(SEEDS, tmp_path / "seeds")
-    tagger = GatedTagger(real_qa.config.nlp)
+    tagger = GatedTagger(real_qa.config.indexing.nlp)
     engine = qa.QA(real_qa.config.replace(seeds_dir=tmp_path / "seeds", index_dir=tmp_path / "index"),
                    embedder=real_qa.embedder, tagger=tagger)
     tagger.go.set()

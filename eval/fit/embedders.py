@@ -53,7 +53,7 @@ class _Documents:
 
 def passages(engine: QA) -> list[str]:
     """The text of every passage (chunk) of the engine's index, by chunk id."""
-    index = engine.answerer.index
+    index = engine.index
     return [index.articles[c.source].text[c.start:c.end] for c in index.chunks]
 
 
@@ -62,7 +62,7 @@ def measure(engine: QA, question: str, gold: str, name: str, vectors: np.ndarray
     """Whether the first k passages hold the answer, as the product ranks them and with the
     candidate's passage ``vectors`` (by chunk id) for the dense ranking: keys
     "{product|name} {hybrid|dense}@k"."""
-    index, retriever = engine.answerer.index, engine.answerer.retriever
+    index, retriever = engine.index, engine.answerer.retriever
 
     def holds(chunk_id: int) -> bool:
         return any(m.contains_answer(index.sentence_text(s), [gold]) for s in index.chunk_sentences(chunk_id))
@@ -85,12 +85,12 @@ def run(candidate_name: str, year: str, limit: int | None) -> dict:
     product = cache.build_embedder()
     embedder = cache.CachingEmbedder(product, cache.DEFAULT_CACHE)
     documents = cache.CachingEmbedder(_Documents(candidate), cache.DEFAULT_CACHE.parent / "candidates.sqlite")
-    tagger = cache.CachingTagger(Tagger(Config.from_env().nlp), cache.DEFAULT_CACHE)
+    tagger = cache.CachingTagger(Tagger(Config.from_env().indexing.nlp), cache.DEFAULT_CACHE)
     questions = [q for q in data.load(data.rtqa_dir(year)) if q["articles"] and q["scored"]][:limit]
     rows, seconds = [], {"product": 0.0, candidate.name: 0.0, "questions": 0}
     for q in bar(questions, desc=f"{candidate.name} on RealTime QA {year}", every=10):
         engine = question_engine(year, q, embedder, tagger)
-        question = clean_question(q["question_sentence"], engine.answerer.policy.max_question_chars)
+        question = clean_question(q["question_sentence"], engine.config.retrieval.max_question_chars)
         texts = passages(engine)
         before, began = documents.misses, time.perf_counter()
         vectors = documents.embed(texts)

@@ -27,10 +27,11 @@ from eval.fit.shipped import write_shipped
 from eval.paths import CACHE, RUNS, benchmark_dir
 from eval.progress import Steps, bar
 from qa import QA, Config, ReaderName
-from qa.answering.scoring import score_sentences
-from qa.question import Asked, ask
-from qa.readers.base import Reading, normalise
+from qa.question import Question, analyse
+from qa.readers.base import Reading
 from qa.readers.spans.ranker import SPAN_FEATURES, reading_of
+from qa.sentences.record import Sentence
+from qa.text.normalise import key as normalise
 
 WORK = CACHE / "backnumber"
 RESULTS = RUNS / "reader_fit.json"
@@ -80,26 +81,23 @@ def fit_types(engine: QA, rows: list[dict]) -> dict:
     keys: dict[str, Counter] = defaultdict(Counter)
     kinds: dict[str, Counter] = defaultdict(Counter)
     reader = engine.answerer.fallback  # the span reader
+    record = engine.answerer.gatherer.record
     for r in bar(rows, desc="type table"):
         gold = normalise(r["gold"])
-        labels = [c.label for sid in by_source[f"{r['id']}.txt"] for c in reader.candidates(sid)
+        labels = [c.label for sid in by_source[f"{r['id']}.txt"] for c in reader.candidates(record(sid))
                   if c.key == gold]
         if labels:
-            asked = ask(r["question"])
+            asked = analyse(r["question"])
             keys[asked.key][labels[0]] += 1
-            kinds[asked.kind][labels[0]] += 1
+            kinds[asked.expects][labels[0]] += 1
     # Keys seen once say little and make the file long: the kind carries them.
     return {"keys": {k: dict(v) for k, v in sorted(keys.items()) if sum(v.values()) >= 2},
             "kinds": {k: dict(v) for k, v in sorted(kinds.items())}}
 
 
-def scored_sentences(engine: QA, asked: Asked, question: str) -> list[tuple[int, float]]:
-    """The sentences the product scores for a question, best first, as (sentence id, score)."""
-    retriever = engine.answerer.retriever
-    hits = retriever.select(question, engine.config.k, "hybrid")
-    scored = score_sentences(engine.index, retriever.embed_query, asked, question, question,
-                             [i for i, _ in hits])
-    return [(s.sentence, s.score) for s in scored]
+def scored_sentences(engine: QA, question: str) -> list[Sentence]:
+    """The sentences the product cites from for a question, best first."""
+    return list(engine.answerer.draft(question, None, "hybrid", None, None).evidence.cited)
 
 
 def features(engine: QA, rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
@@ -107,9 +105,9 @@ def features(engine: QA, rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.n
     its scored sentences and candidates, over all rows."""
     xs, ys, groups, read = [], [], [], []
     for g, r in enumerate(bar(rows, desc="features")):
-        asked = ask(r["question"])
-        scored = scored_sentences(engine, asked, r["question"])
-        found, x = engine.answerer.fallback.features(asked, scored)
+        asked: Question = analyse(r["question"])
+        scored = scored_sentences(engine, r["question"])
+        found, x = engine.answerer.fallback.features(asked, scored)  # type: ignore[attr-defined]
         gold = normalise(r["gold"])
         xs.append(x)
         ys.append(np.array([c.key == gold for _, c in found], dtype=np.int8))

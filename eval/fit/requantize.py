@@ -48,9 +48,9 @@ def main() -> None:
                         help="where to write it (default: beside the model, in the cache)")
     args = parser.parse_args()
     config = Config.from_env()
-    source = model_path(config.cache_dir, config.reader_model)
+    source = model_path(config.cache_dir, config.reading.reader_model)
     target = args.out or source.with_name(source.stem.replace("q4_k_m", "") + args.type.lower() + ".gguf")
-    took = requantize(source, target, args.type, config.reader_threads)
+    took = requantize(source, target, args.type, config.reading.reader_threads)
     size = target.stat().st_size / 2**20
     print(f"{target} ({size:.0f} MiB) from {source.name} in {took:.1f} s", file=sys.stderr)
     print(target)

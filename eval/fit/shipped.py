@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from qa.answering.evidence import EVIDENCE_FILE, default_model
 from qa.readers.lm.calibration import CALIBRATION_FILE, default_calibration
 from qa.readers.spans.ranker import RANKER_FILE, default_ranker
 from qa.readers.spans.types import TYPES_FILE, type_table
+from qa.sentences.evidence import EVIDENCE_FILE, default_model
 
 
 @dataclass(frozen=True)

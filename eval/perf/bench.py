@@ -302,7 +302,7 @@ def run(work: Path) -> None:
         "build_embedded": {"chunks": report.embedded_chunks, "sentences": report.embedded_sentences},
         "query_embedder": type(engine.query_embedder).__name__,
         "query_embedder_source": getattr(engine.query_embedder, "source", ""),
-        "query_embedder_threads": engine.config.onnx_threads,
+        "query_embedder_threads": engine.config.indexing.onnx_threads,
         "onnx_export_s": export_s,
         "raw_query_embedding_ms": {"p50": raw_p50 * 1000, "p95": pct(raw, 0.95) * 1000},
         "warm_answer_ms": {"questions": len(warm), "p50": statistics.median(warm) * 1000,
@@ -346,7 +346,7 @@ def run(work: Path) -> None:
     print(f"index build (4 seeds)      {build_s:8.2f} s after model load")
     print(f"raw query embedding p50    {raw_p50 * 1000:8.1f} ms (SentenceTransformer.encode, reference)")
     print(f"ONNX export (once/machine) {export_s:8.2f} s")
-    print(f"query embedder             {result['query_embedder']} on {engine.config.onnx_threads} "
+    print(f"query embedder             {result['query_embedder']} on {engine.config.indexing.onnx_threads} "
           f"thread(s): p50 {result['query_embedding_ms']['p50']:.1f} ms; answer() adds "
           f"{result['warm_answer_minus_embedding_p50_ms']:.1f} ms; 1 thread "
           f"{result['query_embedding_1_thread_ms']['p50']:.1f} ms; int8 twin, 1 thread "

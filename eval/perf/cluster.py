@@ -134,7 +134,7 @@ def quality(work: Path, cluster) -> dict:  # cluster: a LocalCluster
         index = load_index(index_dir)
         if change is not None:
             index.sent_vectors = change(np.asarray(index.sent_vectors, np.float32))
-        engine._swap(index)
+        engine.use_index(index)
         shown = bar(total=len(questions), desc=f"hand-written set, {index_dir.name}")
         records = ask_all(engine, questions, "hybrid", shown)
         shown.close()

@@ -50,7 +50,7 @@ def compare(name: str, articles: list[Article], questions: list[str], embedder: 
     # The product's engine over that index, with the span reader: questions are embedded as the
     # product embeds them (the int8-block export).
     engine = QA(Config.from_env(index_dir=work / f"peer-{name}", reader=ReaderName.SPANS))
-    engine._swap(load_index(work / f"peer-{name}"))
+    engine.use_index(load_index(work / f"peer-{name}"))
     retriever = engine.answerer.retriever
     engine.answer(questions[0])
     store.similarity_search(questions[0], k=5)

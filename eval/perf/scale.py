@@ -88,7 +88,7 @@ def bench_vectors(real: np.ndarray, queries: np.ndarray, sizes: list[int], work:
     from qa.config import Config
     from qa.index.dense import make_dense
 
-    threshold = Config().ann_threshold
+    threshold = Config().indexing.ann_threshold
     rows = []
     for n in bar(sizes, desc="vector indexes", unit="size", every=1):
         vectors = grow(real, n)

@@ -95,7 +95,7 @@ def lm_answers(seeds: Path, index: Path, texts: list[str]) -> dict:
     prompt = [s["prompt_tokens"] for s in stats]
     cached = [s["cached_tokens"] for s in stats]
     written = [s["output_tokens"] for s in stats]
-    return {"model": engine.runtime.name, "threads": config.reader_threads, "model_load_s": load_s,
+    return {"model": engine.runtime.name, "threads": config.reading.reader_threads, "model_load_s": load_s,
             "questions": len(times), "read": len(read),
             "warm_answer_ms": {"p50": statistics.median(times) * 1000, "p95": pct(times, 0.95) * 1000},
             "read_ms": ({"p50": statistics.median(read) * 1000, "p95": pct(read, 0.95) * 1000}
@@ -160,8 +160,8 @@ def reader_settings(prompts: list[list[dict[str, str]]], groups: dict[str, list[
     from qa.readers.lm.reader import MAX_PHRASE_TOKENS
 
     config = Config.from_env()
-    path = model_path(config.cache_dir, config.reader_model)
-    base = {"threads": config.reader_threads, "context": config.reader_context}
+    path = model_path(config.cache_dir, config.reading.reader_model)
+    base = {"threads": config.reading.reader_threads, "context": config.reading.reader_context}
     out: dict = {}
     for group, variants in groups.items():
         prefix = default_prompt().warm_messages()
@@ -231,8 +231,9 @@ def runtime_worker() -> None:
     from qa.readers.lm.reader import MAX_PHRASE_TOKENS
 
     config = Config.from_env()
-    runtime = LlamaRuntime(model_path(config.cache_dir, config.reader_model), config.reader_threads,
-                           context=config.reader_context, prefix=default_prompt().warm_messages())
+    runtime = LlamaRuntime(model_path(config.cache_dir, config.reading.reader_model),
+                           config.reading.reader_threads,
+                           context=config.reading.reader_context, prefix=default_prompt().warm_messages())
     print(json.dumps({"system_info": xllamacpp.get_system_info()}), flush=True)
     for line in sys.stdin:
         began = time.perf_counter()

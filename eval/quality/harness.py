@@ -194,7 +194,7 @@ def run(modes: list[str], limit: int | None = None, seeds: Path | None = None) -
         records = {}
         for mode in modes:
             # Quality, not the machine's load: a question never falls back for waiting on the model.
-            engine = QA(built.config.replace(read_timeout=max(built.config.read_timeout, 600.0)))
+            engine = QA(built.config.replace(read_timeout=max(built.config.reading.read_timeout, 600.0)))
             engine.answer("warm up", mode=mode)  # load the index before timing anything
             if shown is None:
                 steps.step("ask the questions", f"{len(questions)} in {len(modes)} mode(s)")
@@ -203,6 +203,6 @@ def run(modes: list[str], limit: int | None = None, seeds: Path | None = None) -
         if shown is not None:
             shown.close()
         steps.finish()
-        min_evidence = built.config.min_evidence
+        min_evidence = built.config.answering.min_evidence
     return {"min_evidence": min_evidence, "summary": {mode: summarize(r) for mode, r in records.items()},
             "records": records}

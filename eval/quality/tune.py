@@ -24,8 +24,8 @@ from eval.progress import bar
 from eval.quality import calibrate
 from eval.quality.harness import ask_all, load_questions, temp_engine
 from qa import QA
-from qa.answering import compose, scoring
-from qa.answering.scoring import Weights
+from qa.sentences import gather, scoring
+from qa.sentences.scoring import Weights
 
 
 def _score(records: list[dict]) -> dict[str, float]:
@@ -44,12 +44,12 @@ def _objective(s: dict[str, float]) -> float:
 @contextmanager
 def scored_with(weights: Weights) -> Iterator[None]:
     """Answers whose sentences are scored with these weights (the product's are module defaults)."""
-    original = compose.score_sentences
-    compose.score_sentences = functools.partial(scoring.score_sentences, w=weights)  # type: ignore[assignment]
+    original = gather.scores
+    gather.scores = functools.partial(scoring.scores, w=weights)  # type: ignore[assignment]
     try:
         yield
     finally:
-        compose.score_sentences = original  # type: ignore[assignment]
+        gather.scores = original  # type: ignore[assignment]
 
 
 def half(q: dict) -> int:

@@ -15,9 +15,9 @@ from eval.paths import eval_articles
 from eval.quality import metrics as m
 from eval.realtimeqa.engines import INDEXES, question_engine
 from qa import QA, Answer, Choice, Config, Embedder, ReaderName
-from qa.question import ask as parse_question
-from qa.readers.base import normalise
+from qa.question import analyse
 from qa.text.nlp import Tagger
+from qa.text.normalise import key as normalise
 
 log = logging.getLogger(__name__)
 # The product's own thresholds and refusals: the record is what a user would see. Only the wait is
@@ -71,7 +71,7 @@ def unread_choices(engine: QA, q: dict) -> dict:
     product's own queued multiple choice."""
     choice = engine.answerer.choice
     assert choice is not None, "the engine has no multiple choice"
-    asked = parse_question(q["question_sentence"])
+    asked = analyse(q["question_sentence"])
     nota = choice.choose(asked, [], q["nota"]["choices"]) if q.get("nota") else None
     return _choices(choice.choose(asked, [], q["choices"]), nota)
 

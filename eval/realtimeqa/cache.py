@@ -136,7 +136,7 @@ def build_embedder() -> Embedder:
     cfg = Config.from_env()
     try:
         export_onnx(cfg.cache_dir)
-        return OnnxEmbedder(cfg.model, os.cpu_count() or 1, float_path(cfg.cache_dir))
+        return OnnxEmbedder(cfg.indexing.model, os.cpu_count() or 1, float_path(cfg.cache_dir))
     except Exception:  # sentence-transformers gives the same vectors, slower
-        return get_embedder(cfg.model)
+        return get_embedder(cfg.indexing.model)
 

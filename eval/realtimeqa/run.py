@@ -28,7 +28,7 @@ def run(embedder: Embedder, limit: int | None = None, out: Path | None = None,
     """Answer and score the first `limit` questions of a year (all when None), timing the run."""
     began = time.perf_counter()
     questions = load(rtqa_dir(year), limit=limit)
-    min_evidence = Config.from_env().min_evidence
+    min_evidence = Config.from_env().answering.min_evidence
     done = logged(out)
     records = []
     with open(out, "a", encoding="utf-8") if out else open(os.devnull, "w") as sink:

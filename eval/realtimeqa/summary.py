@@ -33,7 +33,7 @@ def summarize(records: list[dict]) -> dict:
     """EM/F1 per prediction policy over scored questions, answer-bearing rate, MC accuracy."""
     scored = [r for r in records if r["scored"]]
     # The language model's phrases are shown on its own calibration and threshold.
-    min_short = Config.from_env().reader_min_short
+    min_short = Config.from_env().reading.reader_min_short
     out: dict = {"questions": len(records), "scored": len(scored), "policies": {}}
     for policy in predictions(records[0], min_short):
         preds = [(predictions(r, min_short)[policy], [r["gold"]]) for r in scored]

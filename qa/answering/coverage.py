@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from pathlib import Path
 
-from qa.answering.policy import AnswerPolicy
-from qa.index.load import Index
+from qa import rules
+from qa.config import Answering
 from qa.question.kinds import STRICT
-from qa.question.parse import Asked
-from qa.text.words import WORD, looks_english, undotted
+from qa.question.record import Question
+from qa.sentences.record import Sentence
+from qa.text.normalise import undotted
+from qa.text.words import WORD, looks_english
 
 _KIND_WORDS = {"money": "a sum of money", "percent": "a percentage", "count": "a number"}
-NOT_ENGLISH = ("The question does not look like English: the articles and the model are English, "
-               "so ask in English.")
 PREFIX = 4  # "Afghan" covers "Afghanistan", "Iran" covers "Iranian": a shared stem of this many letters
-# The name news gives one country by more than its initials: any of these words together cover it.
-ALIASES = {"us": (("united", "states"), ("america",)), "america": (("us",), ("united", "states")),
-           "uk": (("britain",), ("british",)), "un": (("united", "nations"),), "eu": (("european", "union"),)}
+_ALIASES_FILE = Path(__file__).with_name("aliases.toml")
+ALIASES = {name: tuple(tuple(words) for words in lists)
+           for name, lists in tomllib.loads(_ALIASES_FILE.read_text("utf-8")).items()}
 
 
 @lru_cache(maxsize=1 << 12)
@@ -30,6 +32,8 @@ def _words(text: str) -> frozenset[str]:
 
 def _aliases(hinge: str) -> tuple[tuple[str, ...], ...]:
     """Other names of what the hinge names ("American": "US", "United States")."""
+    if not rules.on("coverage.aliases"):
+        return ()
     return next((names for name, names in ALIASES.items()
                  if hinge == name or (len(name) >= PREFIX and hinge.startswith(name))), ())
 
@@ -43,38 +47,37 @@ def _covered(hinge: str, words: frozenset[str]) -> bool:
     hinge = hinge.lower()
     if hinge in words or any(all(_has(a, words) for a in alias) for alias in _aliases(hinge)):
         return True
-    if hinge[0].isdigit() or len(hinge) < PREFIX:
+    if hinge[0].isdigit() or len(hinge) < PREFIX or not rules.on("coverage.name_forms"):
         return False
     return any(w.startswith(hinge) or (len(w) > PREFIX and hinge.startswith(w) and len(hinge) - len(w) <= 5)
                for w in words if w[:2] == hinge[:2])
 
 
-def missing(asked: Asked, texts: Iterable[str]) -> list[str]:
+def missing(question: Question, texts: Iterable[str]) -> list[str]:
     """The names and numbers of the question as typed that none of the texts mention."""
     words = frozenset().union(*(_words(t) for t in texts))
-    return [h for h in asked.named if not _covered(h, words)]
+    return [h for h in question.named if not _covered(h, words)]
 
 
-def lacks_kind(asked: Asked, index: Index, sentences: Iterable[int]) -> bool:
+def lacks_kind(question: Question, sentences: Iterable[Sentence]) -> bool:
     """True when the question asks for a count, sum or share and no sentence holds one."""
-    if asked.kind not in STRICT:
+    if question.expects not in STRICT or not rules.on("coverage.kind"):
         return False
-    return not any(span[2] in asked.labels for sid in sentences for span in index.annotations.of(sid))
+    return not any(tag[2] in question.labels for s in sentences for tag in s.tags)
 
 
-def refusal(asked: Asked, question: str, evidence: float | None, missed: Sequence[str], lacking: bool,
-            policy: AnswerPolicy) -> str | None:
-    """Why the evidence (None: no sentence) does not answer the question ("" when only its score is
-    too low), or None; ``missed`` and ``lacking`` are what ``missing`` and ``lacks_kind`` found."""
-    if not looks_english(question):
+def refusal(question: Question, evidence: float | None, missed: Sequence[str], lacking: bool,
+            policy: Answering) -> tuple[str, dict[str, str]] | None:
+    """Why the evidence (None: no sentence) does not answer the question, as a notice code and its
+    values, or None; ``missed`` and ``lacking`` are what ``missing`` and ``lacks_kind`` found."""
+    if rules.on("coverage.english") and not looks_english(question.asked):
         # The articles, the embedder and the reader are English: a question in another language
         # is told so, whatever it happened to match (names are the same in every language).
-        return NOT_ENGLISH
+        return "not_english", {}
     if evidence is None or evidence < policy.min_evidence:
-        return ""
+        return "not_covered", {}
     if lacking:
-        return f"No retrieved passage states {_KIND_WORDS[asked.kind]}."
-    if missed and evidence < policy.hinge_evidence:
-        names = " or ".join(f"“{h}”" for h in missed[:3])
-        return f"No retrieved passage mentions {names}."
+        return "no_figure", {"what": _KIND_WORDS[question.expects]}
+    if missed and evidence < policy.hinge_evidence and rules.on("coverage.names"):
+        return "names_missing", {"names": " or ".join(f"“{h}”" for h in missed[:3])}
     return None

@@ -31,12 +31,12 @@ _NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 
 def uploaders(config: Config) -> frozenset[str]:
     """The signed-in users QA_UPLOADERS lets upload."""
-    return frozenset(u.strip() for u in config.uploaders.split(",") if u.strip())
+    return frozenset(u.strip() for u in config.team.uploaders.split(",") if u.strip())
 
 
 def may_upload(config: Config, username: str | None) -> bool:
     """True when uploads are on for everyone (QA_UPLOADS=1) or this signed-in user is an uploader."""
-    return config.uploads or (username is not None and username in uploaders(config))
+    return config.team.uploads or (username is not None and username in uploaders(config))
 
 
 def safe_name(name: str) -> str:

@@ -116,8 +116,8 @@ def build_on_ray(config: Config, address: str, corpus_path: Path | None = None, 
         export = float_path(config.cache_dir)
         if not export.is_file():
             raise ClusterError(f"the ONNX export {export} is missing: run `qa build` once on this machine")
-        settings = Settings(config.model, export.resolve(), config.nlp, config.chunk_size,
-                            config.chunk_overlap)
+        c = config.indexing
+        settings = Settings(c.model, export.resolve(), c.nlp, c.chunk_size, c.chunk_overlap)
         source = (corpus_path or config.seeds_dir).resolve()
         with FolderLock(config.index_dir):  # no upload lands between reading the folder and writing the index
             corpus = read_corpus(corpus_path or config.seeds_dir)
@@ -133,8 +133,8 @@ def _build(config: Config, corpus: Corpus, settings: Settings, force: bool, work
            progress: bool, shard_rows: int, began: float, source: Path) -> BuildReport:
     """Diff against the old index, embed what changed on the cluster, write and swap in."""
     index_dir = config.index_dir
-    wanted = index_settings(config.model, "OnnxEmbedder", config.chunk_size, config.chunk_overlap, True,
-                            pipeline_id(config.nlp))
+    c = config.indexing
+    wanted = index_settings(c.model, "OnnxEmbedder", c.chunk_size, c.chunk_overlap, True, pipeline_id(c.nlp))
     articles = sorted(corpus.articles, key=lambda a: a.source)
     index_dir.mkdir(parents=True, exist_ok=True)
     with file_lock(index_dir / ".lock"):  # one build at a time per index folder
@@ -153,7 +153,7 @@ def _build(config: Config, corpus: Corpus, settings: Settings, force: bool, work
         def extra(folder: Path, parts: Parts) -> dict:
             return write_shards(folder, parts, shard_rows)
 
-        path = write_folder(index_dir, articles, parts, meta, config.ann_threshold, extra)
+        path = write_folder(index_dir, articles, parts, meta, config.indexing.ann_threshold, extra)
     log.info("cluster build wrote %s: %d articles embedded, %d reused", path, len(todo), len(kept))
     embedded = (sum(len(p.chunks) for p in pieces.values()), sum(len(p.sentences) for p in pieces.values()))
     return BuildReport.compare(path, articles, old_hashes, same, embedded, began, unchanged=set(kept))

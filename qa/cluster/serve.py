@@ -56,7 +56,7 @@ class QAService:
         self.token = token  # the SHA-256 of QA_SERVE_TOKEN ("" when none is set)
         self.engine = QA(config)
         # Serve what is built, as it is: a replica never builds (the corpus may live elsewhere).
-        self.engine._swap(load_index(config.index_dir))
+        self.engine.use_index(load_index(config.index_dir))
         # The first answer loads the reader's model (llama.cpp maps the one file in the node's cache:
         # replicas on a node share its pages) and caches the fixed instruction.
         self.engine.answer("Who is named in the articles?")
@@ -107,7 +107,7 @@ class QAService:
         if not isinstance(question, str) or not question.strip():
             raise BadRequest(400, 'the body needs "question": a non-empty string')
         if path == "/search":
-            k = request.get("k", self.engine.config.k)
+            k = request.get("k", self.engine.config.retrieval.k)
             if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
                 raise BadRequest(400, f'"k" must be a whole number from 1 to {MAX_K}')
             mode = request.get("mode", "hybrid")
@@ -161,10 +161,11 @@ def start_service(config: Config, address: str, replicas: int, host: str, port: 
     ``max_replicas`` while requests queue."""
     from qa.index.load import load_index
 
-    if not config.serve_token and not is_loopback(host):
+    if not config.serving.serve_token and not is_loopback(host):
         raise QAError(f"--host {host} would answer anyone who can reach it: set QA_SERVE_TOKEN to a long "
                       "random token (clients send Authorization: Bearer <token>), or serve on 127.0.0.1")
-    token, config = token_digest(config.serve_token), config.replace(serve_token="")  # replicas get the hash
+    # Replicas get the token's hash, not the token.
+    token, config = token_digest(config.serving.serve_token), config.replace(serve_token="")
 
     load_index(config.index_dir)  # a missing or damaged index is a one-line error here, not in replicas
     # Replicas run in other folders, maybe on other nodes: every path absolute.
@@ -181,7 +182,8 @@ def start_service(config: Config, address: str, replicas: int, host: str, port: 
     scale = ({"num_replicas": "auto", "autoscaling_config": {
         "min_replicas": replicas, "max_replicas": max_replicas, "initial_replicas": replicas,
         # A replica reads reader_slots questions at once; more waiting means another is needed.
-        "target_ongoing_requests": config.reader_slots, "upscale_delay_s": 5, "downscale_delay_s": 60}}
+        "target_ongoing_requests": config.reading.reader_slots, "upscale_delay_s": 5,
+        "downscale_delay_s": 60}}
              if max_replicas and max_replicas > replicas else {"num_replicas": replicas})
     deployment = serve.deployment(
         QAService, name="QAService", **scale,
@@ -191,7 +193,7 @@ def start_service(config: Config, address: str, replicas: int, host: str, port: 
         # Serve sends to the proxy's own node until its replicas hold this many: kept near what a
         # replica reads at once, more questions wait at the router for whichever replica frees first
         # instead of in one replica's line while another node idles.
-        max_ongoing_requests=2 * config.reader_slots,
+        max_ongoing_requests=2 * config.reading.reader_slots,
     )
     # Called with the class, serve.deployment returns the Deployment (its stubs know only the decorator).
     serve.run(deployment.bind(config, token), name=APP, route_prefix="/", blocking=False)  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from qa.embedding.transformer import SentenceTransformerEmbedder, get_embedder
 
 def float_export(config: Config) -> Path | None:
     """The float32 ONNX export that builds without torch, when it applies and exists."""
-    if not (config.onnx_build and onnx_available(config.model)):
+    if not (config.indexing.onnx_build and onnx_available(config.indexing.model)):
         return None
     path = float_path(config.cache_dir)
     return path if path.is_file() else None
@@ -24,15 +24,16 @@ def float_export(config: Config) -> Path | None:
 def build_embedder(config: Config) -> Embedder:
     """The embedder that builds the index: the float32 export once made, else sentence-transformers."""
     exact = float_export(config)
-    return OnnxEmbedder(config.model, os.cpu_count() or 1, exact) if exact else get_embedder(config.model)
+    model = config.indexing.model
+    return OnnxEmbedder(model, os.cpu_count() or 1, exact) if exact else get_embedder(model)
 
 
 def query_embedder(config: Config, meta: dict) -> Embedder | None:
     """The torch-free ONNX twin for questions when the index was built with the packaged model's
     exact vectors (by sentence-transformers or the float export), else None."""
-    if (config.onnx_queries and onnx_available(meta["model"])
+    if (config.indexing.onnx_queries and onnx_available(meta["model"])
             and meta["embedder"] in {SentenceTransformerEmbedder.__name__, OnnxEmbedder.__name__}):
-        return OnnxEmbedder(meta["model"], config.onnx_threads, export_path(config.cache_dir))
+        return OnnxEmbedder(meta["model"], config.indexing.onnx_threads, export_path(config.cache_dir))
     return None
 
 
@@ -43,4 +44,4 @@ def identity(config: Config, embedder: Embedder | None, own: bool) -> tuple[str,
         return embedder.name, type(embedder).__name__, can_pool(embedder)
     onnx = isinstance(embedder, OnnxEmbedder) if embedder is not None else float_export(config) is not None
     cls = OnnxEmbedder if onnx else SentenceTransformerEmbedder
-    return config.model, cls.__name__, can_pool(cls)
+    return config.indexing.model, cls.__name__, can_pool(cls)

@@ -12,14 +12,15 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from qa.answer import Answer, contains_span
+from qa.answer import Answer
 from qa.errors import QAError
 from qa.generation.verify import MARKERS, Verified, verify
 from qa.index.load import Index
 from qa.llm.base import Messages, Runtime
 from qa.llm.queue import FairQueue
 from qa.passage import Passage
-from qa.retrieval.followup import turns
+from qa.question.followup import turns
+from qa.text.normalise import contains_span
 from qa.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qa.answering.cite import citation
 from qa.index.load import Index
 from qa.passage import Passage
 from qa.text.sentences import split_sentences
@@ -142,7 +141,7 @@ def verify(text: str, passages: Sequence[Passage], index: Index, embed: Embed | 
         for sid in chosen:
             order.setdefault(sid, len(order) + 1)
         kept.append(claim + " " + "".join(f"[{order[sid]}]" for sid in dict.fromkeys(chosen)))
-    citations = tuple(citation(index, sid) for sid in order)
+    citations = tuple(index.citation(sid) for sid in order)
     return Verified(" ".join(kept), citations, tuple(dropped), tuple(reasons))
 
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Approximate search from Config.ann_threshold chunks on: FAISS IVF (inverted lists over
+# Approximate search from Config.indexing.ann_threshold chunks on: FAISS IVF (inverted lists over
 # k-means cells), exact inner products inside the cells it probes. eval/perf/scale.py
 # measured recall@10 against exact search on 1M synthetic vectors (Gaussian, the real
 # vectors' covariance: hard, no clusters): IVF_NLIST cells, IVF_NPROBE probed -> see docs/speed.md.

@@ -82,6 +82,11 @@ class Index:
         a = self.articles[source]
         return Passage(source, a.title, text, start, end, score, a.date, a.author, a.url, a.file_date)
 
+    def citation(self, i: int, score: float = 0.0) -> Passage:
+        """The Passage citing sentence i, with its exact offsets."""
+        start, end = (int(x) for x in self.sent_spans[i])
+        return self.passage(self.sent_sources[i], self.sentence_text(i), start, end, round(score, 4))
+
     def dated(self, since: str | None, until: str | None) -> frozenset[str] | None:
         """The articles dated within [since, until] (ISO dates), or None when there is no bound."""
         if since is None and until is None:

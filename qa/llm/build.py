@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     began = time.monotonic()
     config = Config.from_env()
     try:
-        model: Path | None = model_path(config.cache_dir, config.reader_model)
+        model: Path | None = model_path(config.cache_dir, config.reading.reader_model)
     except QAError:
         model = None
     (cache := config.cache_dir / "wheels").mkdir(parents=True, exist_ok=True)

@@ -19,18 +19,20 @@ log = logging.getLogger(__name__)
 def configured_runtime(config: Config, prefix: Messages | None = None) -> Runtime:
     """The in-process runtime for config's reader model and settings, shared in the process, with
     prefix (the reader's fixed instruction) in its cache: restored from config.cache_dir/kv/."""
-    path = model_path(config.cache_dir, config.reader_model)
-    return shared_runtime(path, config.reader_threads, config.reader_gpu_layers, config.reader_slots,
-                          config.reader_context, config.cache_dir / "kv", prefix)
+    path = model_path(config.cache_dir, config.reading.reader_model)
+    r = config.reading
+    return shared_runtime(path, r.reader_threads, r.reader_gpu_layers, r.reader_slots,
+                          config.reading.reader_context, config.cache_dir / "kv", prefix)
 
 
 def generation_runtime(config: Config, local: Runtime) -> Runtime:
     """What writes generative answers: the server at QA_LLM_URL, else the reader's own model."""
-    if not config.llm_url:
+    if not config.generation.llm_url:
         return local
     from qa.llm.openai_compat import OpenAIRuntime
 
-    return OpenAIRuntime(config.llm_url, config.llm_model or "default", config.llm_timeout)
+    g = config.generation
+    return OpenAIRuntime(g.llm_url, g.llm_model or "default", g.llm_timeout)
 
 
 class LazyRuntime:

@@ -1,10 +1,11 @@
-"""Question analysis: what a question asks for, parsed once per answer by rules over its words.
+"""Question analysis: what a question asks for and how it is answered, once per answer.
 
-Enters: the question as asked and its standalone form (a follow-up resolved by
-``qa.retrieval.followup``). Leaves: an ``Asked`` (``parse.py``): its kind, the span labels that
-answer it (``kinds.py``), its terms and the names and numbers it hinges on.
+Enters: the question as asked and the conversation before it. Leaves: a ``Question`` (``record.py``),
+made by ``analyse`` (``analyse.py``): a follow-up made standalone (``followup.py``), what its words
+ask for (``asking.py``, ``kinds.py``), the names and numbers it hinges on.
 """
 
-from qa.question.parse import Asked, ask, parse
+from qa.question.analyse import analyse
+from qa.question.record import Question
 
-__all__ = ["Asked", "ask", "parse"]
+__all__ = ["Question", "analyse"]

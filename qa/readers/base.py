@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from qa.config import ReaderName
 from qa.errors import QAError
-from qa.question.parse import Asked
+from qa.question.record import Question
+from qa.sentences.record import Sentence
 
-# The scored sentences a reader reads: (sentence id in the index, score), best first.
-Sentences = Sequence[tuple[int, float]]
-# The last turn of a conversation, for a follow-up: (its question, its short answer or first sentence).
-Earlier = tuple[str, str]
+# The sentences a reader reads, in the order it should read them.
+Sentences = Sequence[Sentence]
 
 
 @dataclass(frozen=True)
@@ -27,26 +25,18 @@ class Candidate:
     role: str  # the head word's dependency label ("nsubj^": subject of the main verb)
     clause: tuple[int, int]  # the clause it belongs to, in sentence offsets
     text: str
-    key: str  # normalised text: candidates with the same key state the same thing
+    key: str  # normalised text (qa.text.normalise.key): candidates with the same key state the same thing
     terms: frozenset[str]
     proper: bool  # opens with a capital letter or a digit
     # The span's words as (start, end in the sentence, stems, lower case), for trimming.
     words: tuple[tuple[int, int, frozenset[str], bool], ...] = ()
 
 
-def normalise(text: str) -> str:
-    """Lower case, punctuation to spaces, a leading article dropped: the form spans are compared in."""
-    words = re.sub(r"[^\w\s]", " ", text.lower().replace("’s", "").replace("'s", "")).split()
-    if len(words) > 1 and words[0] in {"the", "a", "an"}:
-        words = words[1:]
-    return " ".join(words)
-
-
 @dataclass(frozen=True)
 class Span:
-    """A candidate a reader scored: where it is, what it says, and its probability of answering."""
+    """A candidate a reader scored: the sentence it is in, what it says, and its probability of answering."""
 
-    sentence: int
+    sentence: Sentence
     candidate: Candidate
     p: float
     # The calibrated chance that this span is the answer (for the span reader: given its lead).
@@ -55,7 +45,8 @@ class Span:
 
 @dataclass(frozen=True)
 class Reading:
-    """A reader's verdict: candidates best first (one per distinct text) and the no-answer score."""
+    """A reader's verdict: candidates best first (one per distinct text), the no-answer score, and the
+    reader's own calibrated thresholds for showing a phrase and for declining."""
 
     spans: tuple[Span, ...]
     no_answer: float
@@ -66,24 +57,32 @@ class Reading:
     declined: bool = False
     unverified: str | None = None
     stats: dict[str, float] = field(default_factory=dict)  # prompt and written tokens, read_ms
-    given: tuple[int, ...] = ()  # the sentences the reader read (ids), when it chose among them
+    given: tuple[Sentence, ...] = ()  # the sentences the reader read, when it chose among them
+    # Its phrase is shown from this confidence; the answer is refused from this no-answer score.
+    min_short: float = 0.0
+    declines_from: float = float("inf")
 
     @property
     def best(self) -> Span | None:
         """The best span, or None when the reader found none."""
         return self.spans[0] if self.spans else None
 
+    @property
+    def sure(self) -> bool:
+        """True when its best span is confident enough to be shown."""
+        return self.best is not None and self.best.confidence >= self.min_short
+
     @classmethod
-    def empty(cls, reader: ReaderName) -> Reading:
-        """No span yet: what a provisional answer is composed with while the reader reads."""
-        return cls((), 1.0, reader=reader)
+    def empty(cls, reader: ReaderName, **thresholds: float) -> Reading:
+        """No span: what a provisional answer is composed with while the reader reads."""
+        return cls((), 1.0, reader=reader, **thresholds)  # type: ignore[arg-type]
 
     def with_rivals(self, other: Reading) -> Reading:
         """This reading, with other's spans after its own (but in the sentence of its best): the
         rival dated answers a reader naming one phrase does not list."""
         best = self.best
         return replace(self, spans=self.spans + tuple(s for s in other.spans
-                                                      if not best or s.sentence != best.sentence))
+                                                      if not best or s.sentence.id != best.sentence.id))
 
 
 @dataclass(frozen=True)
@@ -95,11 +94,12 @@ class Waiting:
 
 class ReaderUnavailable(QAError):
     """The reader could not read this question (its model is missing or failed, or the wait ran
-    out); ``notice`` says so to the user, and the fallback reader answers."""
+    out); ``code`` says which (qa.answering.notices), and the fallback reader answers."""
 
-    def __init__(self, notice: str) -> None:
-        super().__init__(notice)
-        self.notice = notice
+    def __init__(self, code: str, detail: str = "") -> None:
+        super().__init__(detail or code)
+        self.code = code
+        self.detail = detail
 
 
 class Reader(Protocol):
@@ -114,12 +114,11 @@ class Reader(Protocol):
         """Load what reading needs, before the first question; ReaderUnavailable when it cannot."""
         ...
 
-    def read(self, asked: Asked, sentences: Sentences, earlier: Earlier | None = None) -> Reading:
+    def read(self, question: Question, sentences: Sentences) -> Reading:
         """The spans that answer, best first, and the chance that none does."""
         ...
 
-    def stream(self, asked: Asked, sentences: Sentences, earlier: Earlier | None = None,
-               user: str = "") -> Iterator[Waiting | Reading]:
+    def stream(self, question: Question, sentences: Sentences, user: str = "") -> Iterator[Waiting | Reading]:
         """Where the reading stands while it waits its turn (``Waiting``), then the ``Reading``."""
         ...
 
@@ -130,10 +129,9 @@ class ReadsAtOnce:
     def warm(self) -> None:
         """Nothing to load ahead."""
 
-    def read(self, asked: Asked, sentences: Sentences, earlier: Earlier | None = None) -> Reading:
+    def read(self, question: Question, sentences: Sentences) -> Reading:
         raise NotImplementedError
 
-    def stream(self, asked: Asked, sentences: Sentences, earlier: Earlier | None = None,
-               user: str = "") -> Iterator[Waiting | Reading]:
+    def stream(self, question: Question, sentences: Sentences, user: str = "") -> Iterator[Waiting | Reading]:
         """The reading, at once: nobody waits in line for it."""
-        yield self.read(asked, sentences, earlier)
+        yield self.read(question, sentences)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qa.config import Config, ReaderName
-from qa.index.load import Index
 from qa.llm.base import Runtime
 from qa.llm.queue import FairQueue
 from qa.readers.base import Reader
@@ -24,13 +23,15 @@ class Readers:
     choice: QueuedChoice
 
 
-def make_readers(config: Config, index: Index, runtime: Runtime, queue: FairQueue) -> Readers:
-    """The readers ``config.reader`` names over one index: the language model's behind the queue."""
-    spans = SpanReader(index)
-    timeout = config.read_timeout
-    choice = QueuedChoice(MultipleChoice(index, runtime, config.reader_sentences, config.reader_budget),
-                          queue, timeout)
-    if config.reader is ReaderName.SPANS:
+def make_readers(config: Config, runtime: Runtime, queue: FairQueue) -> Readers:
+    """The readers ``config.reading.reader`` names: the language model's behind the queue, each with the
+    thresholds calibrated for it."""
+    reading = config.reading
+    spans = SpanReader(min_short=reading.min_short)
+    timeout = reading.read_timeout
+    sentences, budget = reading.reader_sentences, reading.reader_budget
+    choice = QueuedChoice(MultipleChoice(runtime, sentences, budget), queue, timeout)
+    if reading.reader is ReaderName.SPANS:
         return Readers(spans, spans, choice)
-    lm = LMReader(index, runtime, config.reader_sentences, config.reader_budget)
+    lm = LMReader(runtime, sentences, budget, reading.reader_min_short, reading.reader_decline)
     return Readers(QueuedReader(lm, queue, timeout), spans, choice)

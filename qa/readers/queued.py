@@ -2,32 +2,34 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 import numpy as np
 
-from qa.errors import QAError
+from qa.errors import ModelProblem, QAError
 from qa.llm.queue import FairQueue, QueueTooLong, TimedOut
-from qa.question.parse import Asked
-from qa.readers.base import Earlier, Reader, ReaderUnavailable, Reading, Sentences, Waiting
+from qa.question.record import Question
+from qa.readers.base import Reader, ReaderUnavailable, Reading, Sentences, Waiting
 from qa.readers.lm.choice import MultipleChoice
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 POLL_SECONDS = 0.25  # how often a waiting question looks at its place in the queue
 
 
-def notice(exc: QAError, timeout: float) -> str:
-    """Why the short answer is the span reader's: the queue was too long, the wait ran out, or the
-    language model could not read."""
+def unavailable(exc: QAError, timeout: float) -> ReaderUnavailable:
+    """Why the language model did not read: the line was too long, the wait ran out, or it could not
+    read at all; the log says which, in detail."""
+    # A missing model was said once, when it was first loaded; anything else is said each time.
+    log.log(logging.INFO if isinstance(exc, ModelProblem) else logging.WARNING,
+            "the language model did not read: %s", str(exc)[:300])
     if isinstance(exc, QueueTooLong):
-        return (f"The language model is busy: {exc}, more than QA_READ_TIMEOUT "
-                f"({timeout:g} s) allows; the short answer is from the span reader.")
+        return ReaderUnavailable("model_busy", str(exc))
     if isinstance(exc, TimedOut):
-        return (f"The language model did not read this within {timeout:g} s "
-                "(QA_READ_TIMEOUT; it is busy); the short answer is from the span reader.")
-    return (f"The language-model reader is unavailable ({str(exc).rstrip('.')}); the short answer "
-            "is from the span reader.")
+        return ReaderUnavailable("model_slow", f"{timeout:g}")
+    return ReaderUnavailable("model_missing" if isinstance(exc, ModelProblem) else "model_failed", str(exc))
 
 
 def queued(queue: FairQueue, timeout: float, user: str, work: Callable[[], T]) -> Iterator[Waiting | T]:
@@ -43,7 +45,7 @@ def queued(queue: FairQueue, timeout: float, user: str, work: Callable[[], T]) -
                 yield Waiting(ahead)
         yield queue.result(ticket)
     except QAError as exc:
-        raise ReaderUnavailable(notice(exc, timeout)) from exc
+        raise unavailable(exc, timeout) from exc
 
 
 class QueuedReader:
@@ -60,18 +62,17 @@ class QueuedReader:
         try:
             self.reader.warm()
         except QAError as exc:
-            raise ReaderUnavailable(notice(exc, self.timeout)) from exc
+            raise unavailable(exc, self.timeout) from exc
 
-    def read(self, asked: Asked, sentences: Sentences, earlier: Earlier | None = None) -> Reading:
+    def read(self, question: Question, sentences: Sentences) -> Reading:
         """The reading, once its turn came and it was read."""
-        *_, reading = self.stream(asked, sentences, earlier)
+        *_, reading = self.stream(question, sentences)
         assert isinstance(reading, Reading)
         return reading
 
-    def stream(self, asked: Asked, sentences: Sentences, earlier: Earlier | None = None,
-               user: str = "") -> Iterator[Waiting | Reading]:
+    def stream(self, question: Question, sentences: Sentences, user: str = "") -> Iterator[Waiting | Reading]:
         """How many are ahead, at once and whenever it changes, then the reading."""
-        yield from queued(self.queue, self.timeout, user, lambda: self.reader.read(asked, sentences, earlier))
+        yield from queued(self.queue, self.timeout, user, lambda: self.reader.read(question, sentences))
 
 
 class QueuedChoice:
@@ -82,10 +83,10 @@ class QueuedChoice:
         self.queue = queue
         self.timeout = timeout
 
-    def choose(self, asked: Asked, sentences: Sentences, options: Sequence[str], user: str = ""
+    def choose(self, question: Question, sentences: Sentences, options: Sequence[str], user: str = ""
                ) -> np.ndarray:
         """The probability of each option; ReaderUnavailable when the model cannot weigh them in time."""
         *_, probs = queued(self.queue, self.timeout, user,
-                           lambda: self.chooser.choose(asked, sentences, options))
+                           lambda: self.chooser.choose(question, sentences, options))
         assert isinstance(probs, np.ndarray)
         return probs

@@ -91,8 +91,8 @@ def make_auth(config: Config) -> Callable[[str, str], bool] | None:
     Plain QA_AUTH passwords are hashed once here, so every check (a known name or not, plain or
     from the file) costs one scrypt and one constant-time comparison: timing tells no user names.
     """
-    plain = parse_plain(config.auth) if config.auth else {}
-    hashed = read_auth_file(Path(config.auth_file)) if config.auth_file else {}
+    plain = parse_plain(config.team.auth) if config.team.auth else {}
+    hashed = read_auth_file(Path(config.team.auth_file)) if config.team.auth_file else {}
     hashed.update({user: hash_password(password) for user, password in plain.items()})
     if not hashed:
         return None

@@ -44,8 +44,8 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
     """The chat interface; the engine (and its model) is created on first use, not on import."""
     holder: list[qa.QA] = [engine] if engine is not None else []
     config = engine.config if engine is not None else qa.Config.from_env()
-    llm_url = config.llm_url
-    limiter = RateLimiter(config.rate)
+    llm_url = config.generation.llm_url
+    limiter = RateLimiter(config.serving.rate)
 
     def get() -> qa.QA:
         if not holder:
@@ -67,7 +67,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                 request: gr.Request | None = None) -> Iterator[tuple[str, str, list[Turn]]]:
         """Show the question with a pending reply at once, then the answer (streamed with the LLM)."""
         # Whatever a raw API call sends: text cut to its limits, at most MAX_TURNS turns kept.
-        question = _text(question)[:config.max_question_chars]
+        question = _text(question)[:config.retrieval.max_question_chars]
         since, until, use_llm = _text(since)[:10], _text(until)[:10], use_llm is True
         turns = list(turns or [])[-(MAX_TURNS - 1):]
         if not question.strip():
@@ -148,12 +148,11 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
             turns: list[tuple[str, qa.Answer]] = []
             earlier = (history or [])[-MAX_HISTORY:]
             for n, previous in enumerate(earlier, 1):
-                previous = previous[:config.max_question_chars]
+                previous = previous[:config.retrieval.max_question_chars]
                 # Only the last turn is read by the language model: a follow-up leans on it alone.
-                reader = None if n == len(earlier) else qa.ReaderName.SPANS
                 turns.append((previous, get().answer(previous, history=turns, user=_client(request),
-                                                     reader=reader)))
-            return get().answer(question[:config.max_question_chars], history=turns,
+                                                     quick=n < len(earlier))))
+            return get().answer(question[:config.retrieval.max_question_chars], history=turns,
                                 user=_client(request)).to_dict()
         except (qa.QAError, RateLimited) as exc:
             # A refusal is the client's to fix: one line in the log (rate limits log their own), no traceback.
@@ -190,7 +189,7 @@ def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
                 writer = f"the model at {llm_url}" if llm_url else "the reader's language model"
                 use_llm = gr.Checkbox(False, label=f"Write the answer with {writer}; every sentence is "
                                       "verified against its citations", elem_id="qa-llm",
-                                      visible=bool(llm_url) or config.reader == qa.ReaderName.LM)
+                                      visible=bool(llm_url) or config.reading.uses_model)
                 with gr.Row():
                     examples = [gr.Button(q, size="sm", elem_classes="qa-example") for q in EXAMPLES]
                     new_chat = gr.Button("New chat", size="sm", elem_id="qa-new-chat")
@@ -229,7 +228,7 @@ def launch(demo: gr.Blocks, config: qa.Config, host: str, port: int, **kwargs: A
 
     with forwarded_headers_off():
         demo.launch(server_name=host, server_port=port, auth=sign_in(config),  # type: ignore[arg-type]  # awaited
-                    max_file_size=GRADIO_MAX_FILE, state_session_capacity=config.sessions, quiet=True,
+                    max_file_size=GRADIO_MAX_FILE, state_session_capacity=config.serving.sessions, quiet=True,
                     theme=theme(), app_kwargs={"middleware": [Middleware(Guard, config=config)]}, **kwargs)
 
 

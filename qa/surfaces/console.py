@@ -10,7 +10,6 @@ import re
 import click
 
 from qa.answer import Answer
-from qa.config import ReaderName
 from qa.errors import QAError
 from qa.passage import Passage, shown_date
 
@@ -35,7 +34,7 @@ def engine(ctx: click.Context, makes_index: bool = False):  # returns qa.engine.
     if ctx.obj.get("index_named") and not makes_index and not config.index_dir.exists():
         raise UserError(f"no index at {config.index_dir}: check the path, or build one there with "
                         f"`qa --index {config.index_dir} build`")
-    if onnx_available(config.model) and not exported(config.cache_dir):
+    if onnx_available(config.indexing.model) and not exported(config.cache_dir):
         click.echo("Exporting the embedding model to ONNX, once per machine (about 5 s)…", err=True)
     return QA(config)
 
@@ -71,7 +70,7 @@ def print_answer(result: Answer, streamed: str = "") -> None:
     if result.short and result.answered:
         span = result.short_span
         who = (f"; read by {result.model or 'the language model'} in {result.timings['read_ms'] / 1000:.1f} s"
-               if result.reader == ReaderName.LM and "read_ms" in result.timings else "")
+               if result.model and "read_ms" in result.timings else "")
         where = f" ({span.source} {span.start}-{span.end}, p={span.score:.2f}{who})" if span else ""
         click.echo(f"\nShort answer: {result.short}{where}")
     shown = result.citations if result.answered else result.passages[:3]

@@ -59,7 +59,7 @@ class Guard:
         self.app, self.config = app, config
         self.uploads = RateLimiter(UPLOADS_PER_MINUTE, what="uploads", setting="")
         self.proxies = [ipaddress.ip_network(p.strip(), strict=False)
-                        for p in config.trusted_proxies.split(",") if p.strip()]
+                        for p in config.team.trusted_proxies.split(",") if p.strip()]
         self.streams: dict[str, int] = {}  # open GET requests per client (none kept at 0)
         self.told = Once()
 

@@ -9,7 +9,6 @@ import re
 from collections import Counter
 
 import qa
-from qa.config import ReaderName
 from qa.passage import shown_date
 from qa.surfaces.cards import byline, link, source_html
 from qa.surfaces.cards import esc as _esc
@@ -97,7 +96,7 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     """The answer bubble: text with [n] markers, bold short answer, timing line and sources."""
     llm = answer.timings.get("llm_ms")
     model = f" · local model {_ms(llm)}" if llm is not None else ""
-    read, spans = answer.timings.get("read_ms"), answer.reader == ReaderName.SPANS
+    read, spans = answer.timings.get("read_ms"), not answer.model
     reader = (f" · read by the language model {_ms(read)}" if not spans and read is not None
               else " · short answer by the span reader" if spans and answer.short else "")
     dropped = f" · {len(answer.dropped)} generated sentence(s) dropped" if answer.dropped else ""

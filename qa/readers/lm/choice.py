@@ -8,12 +8,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from qa.errors import BadInput
-from qa.index.load import Index
 from qa.llm.base import Runtime
-from qa.question.parse import Asked
+from qa.question.record import Question
 from qa.readers.base import Sentences
 from qa.readers.lm.excerpts import dated_for, excerpts
 from qa.readers.lm.prompt import LETTERS, Prompt, default_prompt
+from qa.sentences.record import Sentence
 
 MAX_OPTIONS = len(LETTERS)
 
@@ -21,29 +21,23 @@ MAX_OPTIONS = len(LETTERS)
 class MultipleChoice:
     """Reads the same excerpts as the language-model reader, then weighs each lettered option."""
 
-    def __init__(self, index: Index | None, runtime: Runtime, sentences: int, budget: int,
-                 prompt: Prompt | None = None) -> None:
-        self.index = index
+    def __init__(self, runtime: Runtime, sentences: int, budget: int, prompt: Prompt | None = None) -> None:
         self.runtime = runtime
         self.sentences = sentences
         self.budget = budget
         self.prompt = prompt or default_prompt()
 
-    def given(self, scored: Sentences) -> list[int]:
+    def given(self, scored: Sentences) -> list[Sentence]:
         """The sentences it weighs the options against: those the reader reads."""
-        if self.index is None or not scored:
-            return []
-        return excerpts(self.index, scored, self.sentences, self.budget).sentences
+        return excerpts(scored, self.sentences, self.budget).sentences if scored else []
 
-    def choose(self, asked: Asked, scored: Sentences, options: Sequence[str]) -> np.ndarray:
+    def choose(self, question: Question, scored: Sentences, options: Sequence[str]) -> np.ndarray:
         """The model's probability of each option given the excerpts (its letter's, renormalised)."""
         if not 1 <= len(options) <= MAX_OPTIONS:
             raise BadInput(f"give between 1 and {MAX_OPTIONS} options, not {len(options)}")
-        text = ""
-        if self.index is not None and scored:
-            text = excerpts(self.index, scored, self.sentences, self.budget, dated_for(asked)).text
+        text = excerpts(scored, self.sentences, self.budget, dated_for(question)).text if scored else ""
         letters = LETTERS[: len(options)]
-        reply = self.runtime.complete(self.prompt.choice_messages(asked, text, options), max_tokens=1,
+        reply = self.runtime.complete(self.prompt.choice_messages(question, text, options), max_tokens=1,
                                       grammar="root ::= " + " | ".join(f'"{c}"' for c in letters),
                                       top_logprobs=20)
         probs = np.full(len(options), 1e-9)

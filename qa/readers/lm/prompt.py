@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from qa.question.parse import Asked
-from qa.readers.base import Earlier
+from qa import rules
+from qa.question.record import Question
 
 PROMPT_FILE = Path(__file__).with_name("prompt.toml")
 LETTERS = "ABCDEFGH"
@@ -33,19 +33,23 @@ class Prompt:
         """The fixed instruction alone: reading it once fills the cache every question reuses."""
         return [{"role": "system", "content": self.system}, {"role": "user", "content": "Passages:"}]
 
-    def question_messages(self, asked: Asked, excerpts: str, earlier: Earlier | None = None) -> Messages:
-        """The instruction, the numbered excerpts, the earlier turn (for a follow-up) and the question."""
+    def question_messages(self, question: Question, excerpts: str) -> Messages:
+        """The instruction, the excerpts, the earlier turn (for a follow-up) and the question."""
+        earlier = question.earlier if rules.on("reading.earlier_turn") else None
         before = self.earlier.format(question=earlier[0], answer=earlier[1]) if earlier else ""
-        hint = self.reason if asked.kind == "reason" else self.manner if asked.kind == "manner" else ""
-        user = self.question.format(passages=excerpts, earlier=before, question=asked.text.strip(), hint=hint)
+        hints = {"reason": self.reason, "manner": self.manner} if rules.on("reading.why_how_hint") else {}
+        user = self.question.format(passages=excerpts, earlier=before, question=question.text.strip(),
+                                    hint=hints.get(question.kind, ""))
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
-    def choice_messages(self, asked: Asked, excerpts: str, options: Sequence[str]) -> Messages:
+    def choice_messages(self, question: Question, excerpts: str, options: Sequence[str]) -> Messages:
         """The instruction, the excerpts, the question and its lettered options."""
         letters = LETTERS[: len(options)]
-        none = self.choice_none if any(o.strip().lower() == "none of the above" for o in options) else ""
+        none = self.choice_none if rules.on("choice.none_of_the_above") and any(
+            o.strip().lower() == "none of the above" for o in options) else ""
         listed = "\n".join(f"{letter}. {option}" for letter, option in zip(letters, options, strict=False))
-        user = self.choice.format(passages=excerpts or "(none)", question=asked.text.strip(), options=listed,
+        user = self.choice.format(passages=excerpts or "(none)", question=question.text.strip(),
+                                  options=listed,
                                   none=none)
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 

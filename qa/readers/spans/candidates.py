@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from functools import lru_cache
 
-from qa.readers.base import Candidate, normalise
+from qa import rules
+from qa.readers.base import Candidate
 from qa.text.nlp import NOUN_CHUNK, Span
+from qa.text.normalise import key as normalise
 from qa.text.words import STOPWORDS, tokenize
 
 # Words that open a span without being part of what it names ("the Wilson Center", "his decree").
@@ -37,7 +38,8 @@ def without_question_words(c: Candidate, text: str, offset: int, terms: frozense
     """A noun chunk without the common nouns the question says at its edges, when a name is
     left: "AFP news agency" -> "AFP", "Helmand province" -> "Helmand"."""
     words = c.words
-    if not words or not (_said(words[0], terms) or _said(words[-1], terms)):
+    if not rules.on("spans.question_words") or not words or not (_said(words[0], terms)
+                                                                  or _said(words[-1], terms)):
         return c
     lo, hi = 0, len(words)
     while lo < hi and _said(words[lo], terms):
@@ -64,7 +66,7 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1] in _EDGE:
         end -= 1
     first = _WORDS.match(text, start)
-    while first and first.end() < end and first.group().lower() in _OPENERS:
+    while rules.on("spans.openers") and first and first.end() < end and first.group().lower() in _OPENERS:
         start = first.end() + 1
         while start < end and text[start].isspace():
             start += 1
@@ -74,7 +76,7 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-@lru_cache(maxsize=1 << 14)
+@rules.cached(1 << 14)
 def sentence_candidates(text: str, offset: int, spans: tuple[Span, ...]) -> tuple[Candidate, ...]:
     """The candidates of one sentence (text starts at article offset ``offset``), cached."""
     seen: set[tuple[int, int]] = set()
@@ -82,19 +84,19 @@ def sentence_candidates(text: str, offset: int, spans: tuple[Span, ...]) -> tupl
     # Entities before noun chunks, so a span that is both keeps its entity label.
     for a, b, label, role, c, d in sorted(spans, key=lambda s: (s[2] == NOUN_CHUNK, s[0])):
         a, b = trim(text, a - offset, b - offset)
-        if label in _NAMES:
+        if label in _NAMES and rules.on("spans.name_start"):
             a = _past_lowercase(text, a, b)
         if b <= a or (a, b) in seen:
             continue
         key = normalise(text[a:b])
-        if not key or not any(ch.isalnum() for ch in text[a:b]) or (
-                (key in _PRONOUNS or key in STOPWORDS) and not text[a:b].isupper()):  # "US" is a name
+        if not key or not any(ch.isalnum() for ch in text[a:b]) or (rules.on("spans.pronouns") and (
+                (key in _PRONOUNS or key in STOPWORDS) and not text[a:b].isupper())):  # "US" is a name
             continue
         for x, y in [(a, b), *_amounts(text, a, b, label), *_unmodified(text, a, b, label)]:
             if (x, y) not in seen:
                 seen.add((x, y))
                 out.append(_candidate(text, offset, x, y, label, role, (c - offset, d - offset)))
-    for x, y, first in _coordinated(text, out, offset):
+    for x, y, first in _coordinated(text, out, offset) if rules.on("spans.coordinated") else ():
         if (x, y) not in seen:
             seen.add((x, y))
             out.append(_candidate(text, offset, x, y, first.label, first.role, first.clause))
@@ -136,7 +138,7 @@ def _past_lowercase(text: str, a: int, b: int) -> int:
 
 def _unmodified(text: str, a: int, b: int, label: str) -> list[tuple[int, int]]:
     """A noun chunk without its first word when that is a lower-case modifier ("free Covid-19 tests")."""
-    if label != NOUN_CHUNK:
+    if label != NOUN_CHUNK or not rules.on("spans.unmodified"):
         return []
     first = _WORDS.match(text, a)
     if not first or first.end() >= b or not first.group()[:1].islower():
@@ -148,7 +150,7 @@ def _unmodified(text: str, a: int, b: int, label: str) -> list[tuple[int, int]]:
 def _amounts(text: str, a: int, b: int, label: str) -> list[tuple[int, int]]:
     """Narrower spans of a number the tagger took with more: each end of a range ("about 12,000
     to 8,600"), and the bare amount of a hedged one ("up to 100,000", "about $128 million")."""
-    if label not in _NUMERIC:
+    if label not in _NUMERIC or not rules.on("spans.amounts"):
         return []
     m = _RANGE.fullmatch(text, a, b)
     parts = [(m.start(1), m.end(1)), (m.start(2), m.end(2))] if m else [(a, b)]

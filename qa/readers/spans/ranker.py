@@ -13,6 +13,7 @@ import numpy as np
 
 from qa.config import ReaderName
 from qa.readers.base import Candidate, Reading, Span
+from qa.sentences.record import Sentence
 
 RANKER_FILE = Path(__file__).with_name("ranker.json")
 # No feature counts how many sentences or articles repeat a span: in the back numbers each
@@ -66,7 +67,7 @@ def default_ranker() -> Ranker:
     return Ranker.load()
 
 
-def reading_of(found: Sequence[tuple[int, Candidate]], p: np.ndarray,
+def reading_of(found: Sequence[tuple[Sentence, Candidate]], p: np.ndarray,
                calibration: SpanCalibration | None = None) -> Reading:
     """The reading of scored candidates: best first, one per distinct text."""
     best: dict[str, int] = {}

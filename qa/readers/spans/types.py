@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from qa.question.kinds import ENTITY_LABELS, NUMERIC_LABELS
-from qa.question.parse import Asked
+from qa.question.record import Question
 
 TYPES_FILE = Path(__file__).with_name("types.json")
 NOUN_CHUNK_LABEL = "NP"
@@ -42,6 +42,6 @@ def type_table() -> TypeTable:
     return TypeTable(data.get("keys", {}), data.get("kinds", {}), labels)
 
 
-def prior(asked: Asked, label: str) -> float:
+def prior(question: Question, label: str) -> float:
     """log P(label | question) from the learned table, backed off to the kind."""
-    return type_table().log_prior(asked.key, asked.kind, label)
+    return type_table().log_prior(question.key, question.expects, label)

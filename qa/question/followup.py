@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from qa import rules
 from qa.errors import BadInput
 from qa.passage import Passage
-from qa.question.parse import ask
+from qa.question.asking import asking_of
 from qa.text.words import tokenize
 
 _PERSON = re.compile(r"\b(he|she|him|her|his|hers)\b", re.IGNORECASE)
@@ -59,7 +60,7 @@ def resolve(question: str, history: Sequence[object] | None) -> str:
         return question
     _prev_question, prev_query, prev_short = _turn(history[-1])
     # A personal pronoun means the person the conversation was last about.
-    if _PERSON.search(question) and (person := _person(history)):
+    if rules.on("followup.person") and _PERSON.search(question) and (person := _person(history)):
         return _PERSON.sub(lambda m: _possessive(m.group(1), person), question, count=1)
     new_terms = set(tokenize(question))
     context = " ".join(t for t in re.findall(r"\S+", prev_query) if not set(tokenize(t)) <= new_terms
@@ -74,11 +75,15 @@ def _person(history: list[tuple[str, object]]) -> str | None:
     asked about ("What did Suhail Shaheen say?"), the latest first, over the last PERSON_TURNS."""
     for item in reversed(history[-PERSON_TURNS:]):
         question, query, short = _turn(item)
-        if short and short[:1].isupper() and ask(question).kind == "person":
+        if short and short[:1].isupper() and _asks_for_person(question):
             return short
         if names := _FULL_NAME.findall(query):
             return re.sub(r"[’']s$", "", names[-1])
     return None
+
+
+def _asks_for_person(question: str) -> bool:
+    return asking_of(question).expects == "person"
 
 
 def _possessive(pronoun: str, name: str) -> str:
@@ -88,7 +93,7 @@ def _possessive(pronoun: str, name: str) -> str:
 
 def earlier_citation(question: str, history: Sequence[object] | None) -> Passage | None:
     """The sentence the last answer led with, for a follow-up to read again."""
-    if not history or not needs_context(question):
+    if not history or not needs_context(question) or not rules.on("followup.recall"):
         return None
     last = history[-1]
     answer = last[1] if isinstance(last, tuple | list) and len(last) == 2 else None

@@ -1,0 +1,62 @@
+"""Question analysis: what a question asks for and how it is answered, by rules over its words, once."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from qa import rules
+from qa.question import followup
+from qa.question.asking import SAID, asking_of
+from qa.question.kinds import WORD
+from qa.question.record import Question
+from qa.text.normalise import undotted, without_possessive
+from qa.text.words import tokenize
+
+# Words that open a question or a clause in capitals without being names (not_names.txt).
+NOT_NAMES = frozenset(Path(__file__).with_name("not_names.txt").read_text("utf-8").split())
+_OPENERS = frozenset("according after before apart besides since during once roughly".split())
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*"
+_DATES = re.compile(rf"\b(?:1[89]\d\d|20\d\d)\b|\b{_MONTH}\.? \d{{1,2}}\b|\b\d{{1,2}} {_MONTH}\b")
+
+
+def analyse(question: str, history: Sequence[object] | None = None) -> Question:
+    """The question once for a whole answer: a follow-up made standalone, what it asks for (from the
+    standalone form), the text a reader reads, and the names the user's own words hold."""
+    query = followup.resolve(question, history)
+    asking = asking_of(query)
+    # A follow-up whose pronoun was resolved reads as the standalone question it became ("Which
+    # agency did Suhail Shaheen speak to?"); one resolved by context (a bracket) reads as asked.
+    text = query if not query.startswith(question) else question
+    quotes = rules.on("question.said") and bool(SAID.match(question))
+    return Question(question, query, text, Question.kind_of(asking.expects, quotes), asking.expects,
+                    asking.key, asking.noun, asking.wh, frozenset(tokenize(query)), hinges(text),
+                    hinges(question), asking.verb, tuple(_DATES.findall(question)),
+                    followup.earlier_turn(question, history), followup.earlier_citation(question, history))
+
+
+@rules.cached(2048)
+def hinges(question: str) -> tuple[str, ...]:
+    """The names and numbers in a question: capitalised words that are no function word, and digits;
+    "U.S." is one name, "US"."""
+    out = []
+    question = undotted(question)
+    for i, m in enumerate(WORD.finditer(question)):
+        for part in without_possessive(m.group()).rstrip(".,").split("-"):  # "US-Taliban", "Doha-based"
+            if not part:
+                continue
+            if part[0].isdigit():
+                out.append(part.replace(",", ""))
+            elif part[0].isupper() and _may_name(part, i):
+                out.append(part)
+    return tuple(dict.fromkeys(out))
+
+
+def _may_name(word: str, at: int) -> bool:
+    """Whether a capitalised word at this place in a question can be a name."""
+    if rules.on("question.not_names") and word.lower() in NOT_NAMES:
+        return False
+    if rules.on("question.opening_words") and word.lower() in _OPENERS:
+        return False
+    return at > 0 or len(word) > 1

@@ -1,0 +1,51 @@
+"""The analysed question: one record, made once per answer and read by every later stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from qa.passage import Passage
+from qa.question.kinds import KIND_LABELS, SENTENCE_KINDS
+
+# The last turn of a conversation, for a follow-up: (its question, its short answer or first sentence).
+Earlier = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a question asks and how it is answered, analysed once from its words and the conversation."""
+
+    asked: str  # as the user typed it (cleaned)
+    query: str  # standalone: a follow-up resolved against the conversation; what retrieval searches for
+    text: str  # what a reader reads: the resolved follow-up when its pronoun was replaced, else as asked
+    # How it is answered: "factoid" (a short phrase), or by sentences: "reason" (why), "manner"
+    # (how did), "said" (what someone said, tweeted, wrote).
+    kind: str
+    expects: str  # the kind of span that answers: person, org, place, date, count, ... thing, other
+    key: str  # the wh-key of the span reader's learned table ("which:agency", "how many")
+    noun: str | None  # the noun a which/what phrase asks about
+    wh: str  # the asking word ("how many", "which", "" when none)
+    terms: frozenset[str]  # the content-word stems of the query (an earlier turn's words included)
+    hinges: tuple[str, ...]  # names and numbers of ``text``, as it writes them
+    named: tuple[str, ...] = ()  # names and numbers of the question as typed: what a refusal checks
+    verb: str | None = None  # the stem of the verb whose subject is asked for ("who tweeted": tweet)
+    dates: tuple[str, ...] = ()  # years and dates the question names ("2019", "March 11")
+    earlier: Earlier | None = None  # a follow-up's last turn, which the reader reads too
+    recalled: Passage | None = None  # the sentence the last answer led with, read first by a follow-up
+
+    @property
+    def labels(self) -> frozenset[str]:
+        """The span labels that answer it (empty: any label)."""
+        return KIND_LABELS.get(self.expects, frozenset())
+
+    @property
+    def by_sentence(self) -> bool:
+        """True when the cited sentences are the answer (why, how, what was said), not a short phrase."""
+        return self.kind != "factoid"
+
+    @staticmethod
+    def kind_of(expects: str, quotes: bool) -> str:
+        """How a question expecting this is answered: by sentences for why, how and what was said."""
+        if expects in SENTENCE_KINDS:
+            return expects
+        return "said" if quotes else "factoid"
