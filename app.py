@@ -12,8 +12,9 @@ import sys
 
 import qa
 from qa.config import ReaderName
-from qa.surfaces.auth import make_auth, open_warning
-from qa.surfaces.chat import build_demo, launch
+from qa.surfaces.web.auth import make_auth, open_warning
+from qa.surfaces.web.chat import build_demo
+from qa.surfaces.web.launch import launch
 
 
 def port_problem(host: str, port: int) -> str | None:

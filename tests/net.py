@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import qa
-from qa.surfaces import chat
+from qa.surfaces.web import chat
+from qa.surfaces.web.launch import launch
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -44,7 +45,7 @@ def launched(start: Callable[[int], None]) -> int:
 def serving(engine: qa.QA) -> Iterator[str]:
     """The chat app over engine, launched as `app.py` does (sign-in, limits), on loopback."""
     demo = chat.build_demo(engine)
-    port = launched(lambda p: chat.launch(demo, engine.config, "127.0.0.1", p, prevent_thread_lock=True))
+    port = launched(lambda p: launch(demo, engine.config, "127.0.0.1", p, prevent_thread_lock=True))
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:

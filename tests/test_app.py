@@ -18,7 +18,7 @@ from reading import no_fallback, read_by_model
 
 import app
 import qa
-from qa.surfaces import chat, render
+from qa.surfaces.web import chat, render
 
 ROOT = Path(__file__).parent.parent
 EVIL = ('<img src=x onerror="window.__pwned=1"> <script>window.__pwned=1</script> '

@@ -15,7 +15,8 @@ from reading import read_by_model
 
 import app
 import qa
-from qa.surfaces.auth import (
+from qa.surfaces.cli import main
+from qa.surfaces.web.auth import (
     AuthError,
     check_password,
     hash_password,
@@ -25,8 +26,7 @@ from qa.surfaces.auth import (
     parse_plain,
     read_auth_file,
 )
-from qa.surfaces.cli import main
-from qa.surfaces.throttle import FREE, FREE_ADDRESS, MAX_LOCK, Throttle
+from qa.surfaces.web.throttle import FREE, FREE_ADDRESS, MAX_LOCK, Throttle
 
 SEEDS = Path(__file__).parent.parent / "seeds"
 USERS = {"alice": "alice-pass-1", "bob": "bob: pass 2", "dave": "dave-pass-4"}

@@ -161,7 +161,7 @@ def test_a_date_range_with_no_dated_article_says_so(fake_qa):
 
 
 def test_a_question_in_another_language_is_not_headed_as_uncovered(fake_qa):
-    from qa.surfaces.render import answer_html
+    from qa.surfaces.web.render import answer_html
 
     # Its names match the articles well: it is still told to ask in English, not that they don't cover it.
     answer = fake_qa.answer("¿Qué dijo la alcaldesa Jane Porter sobre la biblioteca y sus 80,000 libros?")

@@ -15,7 +15,7 @@ import qa
 from qa.articles import load as article_load
 from qa.articles.converters.plain import front_matter
 from qa.articles.load import articles_from_bytes, load_articles
-from qa.surfaces import render
+from qa.surfaces.web import render
 
 
 def one(path: Path) -> list[qa.Article]:

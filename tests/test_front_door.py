@@ -19,7 +19,7 @@ from conftest import DATA, FakeEmbedder
 from net import serving
 
 import qa
-from qa.surfaces import throttle
+from qa.surfaces.web import throttle
 
 USERS = {"alice": "alice-pass-1", "bob": "bob-pass-2"}
 SPRAY = throttle.FREE_ADDRESS + 2  # wrong sign-ins, each for a name of its own: just past the address's
@@ -60,9 +60,9 @@ def messages(caplog: pytest.LogCaptureFixture, logger: str) -> list[str]:
 
 def test_a_forged_forwarded_for_is_ignored_and_the_address_still_locks(
         tmp_path: Path, frozen: list[float], caplog: pytest.LogCaptureFixture) -> None:
-    with signed_server(tmp_path) as url, caplog.at_level(logging.INFO, logger="qa.surfaces.throttle"):
+    with signed_server(tmp_path) as url, caplog.at_level(logging.INFO, logger="qa.surfaces.web.throttle"):
         codes = [sign_in(url, f"m{n}", "x", forwarded=f"10.9.9.{n}") for n in range(SPRAY)]
-    logged = messages(caplog, "qa.surfaces.throttle")
+    logged = messages(caplog, "qa.surfaces.web.throttle")
     assert codes == [400] * len(codes)
     assert [m for m in logged if "10.9.9." in m] == []  # every failure is counted under 127.0.0.1
     assert f"sign-in refused for user 'm{throttle.FREE_ADDRESS}' from 127.0.0.1; locked for 2 s" in logged[-2]
@@ -73,14 +73,14 @@ def test_a_forged_forwarded_for_is_ignored_and_the_address_still_locks(
 def test_a_trusted_proxy_names_the_client_and_is_logged_beside_it(
         tmp_path: Path, frozen: list[float], caplog: pytest.LogCaptureFixture) -> None:
     with signed_server(tmp_path, trusted_proxies="127.0.0.1") as url, \
-            caplog.at_level(logging.INFO, logger="qa.surfaces.throttle"):
+            caplog.at_level(logging.INFO, logger="qa.surfaces.web.throttle"):
         # The nearest hop that is not a trusted proxy is the client; a hop that is no address is ignored.
         assert sign_in(url, "alice", "wrong", forwarded="203.0.113.7, 127.0.0.1") == 400
         assert sign_in(url, "bob", "wrong", forwarded="not-an-address") == 400
         # Behind the proxy, each client has its address's own count: none is locked by the others.
         codes = [sign_in(url, f"m{n}", "x", forwarded=f"10.9.9.{n}") for n in range(SPRAY)]
         assert sign_in(url, "alice", USERS["alice"], forwarded="198.51.100.4") == 200
-    logged = messages(caplog, "qa.surfaces.throttle")
+    logged = messages(caplog, "qa.surfaces.web.throttle")
     assert logged[0] == "sign-in refused for user 'alice' from 203.0.113.7 via proxy 127.0.0.1"
     assert logged[1] == "sign-in refused for user 'bob' from 127.0.0.1"
     assert codes == [400] * len(codes) and not [m for m in logged if "locked" in m]
@@ -158,7 +158,7 @@ def test_every_gradio_api_route_is_refused_before_sign_in(signed_url: str) -> No
 
 
 def test_a_client_holds_a_bounded_number_of_event_streams(signed_url: str) -> None:
-    from qa.surfaces.guard import STREAMS_PER_CLIENT
+    from qa.surfaces.web.guard import STREAMS_PER_CLIENT
 
     limits = httpx.Limits(max_connections=STREAMS_PER_CLIENT + 8)
     with httpx.Client(timeout=30, limits=limits) as bob, httpx.Client(timeout=30) as alice, \

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from qa.surfaces.limits import RateLimited, RateLimiter
+from qa.surfaces.web.limits import RateLimited, RateLimiter
 
 
 def test_sliding_minute_per_client() -> None:
@@ -27,7 +27,7 @@ def test_zero_turns_it_off_and_memory_is_bounded(monkeypatch: pytest.MonkeyPatch
     off = RateLimiter(0)
     for _ in range(1000):
         off.check("address 127.0.0.1")
-    monkeypatch.setattr("qa.surfaces.limits.MAX_CLIENTS", 50)
+    monkeypatch.setattr("qa.surfaces.web.limits.MAX_CLIENTS", 50)
     limiter = RateLimiter(5)
     for n in range(200):
         limiter.check(f"address 10.0.0.{n}")

@@ -14,8 +14,8 @@ import qa
 from eval.perf.llm import llama_server as serve
 from eval.perf.llm import smollm_gguf
 from qa.generation.verify import facts, split_generated, supports, verify
-from qa.surfaces import chat
 from qa.surfaces.cli import main as cli
+from qa.surfaces.web import chat
 
 QUESTION = "How many cars cross the bridge every day?"
 GOOD = "About 40,000 cars cross the bridge every day"

@@ -19,7 +19,7 @@ from net import serving
 
 import qa
 from qa.errors import FAILED
-from qa.surfaces import chat, throttle
+from qa.surfaces.web import chat, throttle
 
 NOT_HISTORY = "history must be a list of the earlier questions, as text"
 
@@ -147,7 +147,7 @@ def test_a_burst_of_wrong_passwords_locks_the_name_and_the_right_one_waits(signe
                                                                            monkeypatch) -> None:
     now = [time.monotonic()]  # the server's throttle clock stands still during the burst, however slow
     monkeypatch.setattr(throttle, "monotonic", lambda: now[0])
-    with caplog.at_level(logging.WARNING, logger="qa.surfaces.throttle"):
+    with caplog.at_level(logging.WARNING, logger="qa.surfaces.web.throttle"):
         statuses = [_sign_in(signed_url, "alice", f"guess-{n}").status_code for n in range(30)]
         assert statuses == [400] * 30
         assert _sign_in(signed_url, "alice", USERS["alice"]).status_code == 400  # locked: not even checked
@@ -177,7 +177,7 @@ def test_a_non_uploader_cannot_put_files_in_gradios_folder(signed_url: str, tmp_
 
 
 def test_an_uploader_is_rate_limited_and_capped(signed_url: str) -> None:
-    from qa.surfaces.guard import UPLOADS_PER_MINUTE
+    from qa.surfaces.web.guard import UPLOADS_PER_MINUTE
 
     with httpx.Client(timeout=30) as alice:
         assert alice.post(signed_url + "login", data={"username": "alice",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,33 +78,16 @@ def _assemble(
     sent_rows: list[np.ndarray | str] = []
     # With token vectors, each new chunk is embedded once and its sentences pooled from it:
     # (chunk row, [(sentence row, start, end in the chunk), ...]).
-    pool = can_pool(embedder)
     pending: list[tuple[int, list[tuple[int, int, int]]]] = []
     new_sentences: dict[str, tuple[tuple[int, int], ...]] = {}
+    rows = (chunks, chunk_rows, sentences, sent_rows)
     for article in sorted(articles, key=lambda a: a.source):
         if article.source in reuse and old is not None and old_chunk_vectors is not None:
-            for i, c in enumerate(old.chunks):
-                if c.source == article.source:
-                    chunks.append(c)
-                    chunk_rows.append(old_chunk_vectors[i])
-            for i, s in enumerate(old.sent_sources):
-                if s == article.source:
-                    start, end = (int(x) for x in old.sent_spans[i])
-                    sentences.append((s, start, end))
-                    sent_rows.append(old.sent_vectors[i])
+            _copy(article.source, old, old_chunk_vectors, rows)
             continue
-        first = len(sentences)
-        spans = new_sentences[article.source] = article_sentences(article.text)
-        for start, end in spans:
-            sentences.append((article.source, start, end))
-            sent_rows.append(_flat(article.text[start:end]))  # embedded alone unless pooled
-        for c in chunk_article(article, chunk_size, chunk_overlap):
-            chunks.append(c)
-            chunk_rows.append(_flat(c.text))
-            if pool:
-                inside = [(j, max(s, c.start) - c.start, min(e, c.end) - c.start)
-                          for j, (s, e) in enumerate(spans, first) if s < c.end and e > c.start]
-                pending.append((len(chunks) - 1, inside))
+        new_sentences[article.source] = article_sentences(article.text)
+        _split(article, new_sentences[article.source], chunk_size, chunk_overlap, rows,
+               pending if can_pool(embedder) else None)
     # Every new row still holds its text here; pooling and embedding fill them with vectors.
     embedded_chunks = sum(isinstance(r, str) for r in chunk_rows)
     embedded_sentences = sum(isinstance(r, str) for r in sent_rows)
@@ -121,6 +106,41 @@ def _assemble(
     )
 
 
+Rows = tuple[list[Chunk], list, list[tuple[str, int, int]], list]
+
+
+def _copy(source: str, old: Index, old_chunk_vectors: np.ndarray, rows: Rows) -> None:
+    """Copy a reused article's chunks and sentences, with their vectors, from the old index."""
+    chunks, chunk_rows, sentences, sent_rows = rows
+    for i, c in enumerate(old.chunks):
+        if c.source == source:
+            chunks.append(c)
+            chunk_rows.append(old_chunk_vectors[i])
+    for i, s in enumerate(old.sent_sources):
+        if s == source:
+            start, end = (int(x) for x in old.sent_spans[i])
+            sentences.append((s, start, end))
+            sent_rows.append(old.sent_vectors[i])
+
+
+def _split(article: Article, spans: tuple[tuple[int, int], ...], chunk_size: int, chunk_overlap: int,
+           rows: Rows, pending: list[tuple[int, list[tuple[int, int, int]]]] | None) -> None:
+    """A new article's sentences and chunks as text rows to embed; with ``pending``, each chunk's
+    sentences to pool from its token vectors."""
+    chunks, chunk_rows, sentences, sent_rows = rows
+    first = len(sentences)
+    for start, end in spans:
+        sentences.append((article.source, start, end))
+        sent_rows.append(_flat(article.text[start:end]))  # embedded alone unless pooled
+    for c in chunk_article(article, chunk_size, chunk_overlap):
+        chunks.append(c)
+        chunk_rows.append(_flat(c.text))
+        if pending is not None:
+            inside = [(j, max(s, c.start) - c.start, min(e, c.end) - c.start)
+                      for j, (s, e) in enumerate(spans, first) if s < c.end and e > c.start]
+            pending.append((len(chunks) - 1, inside))
+
+
 def _fill(tables: list[list[np.ndarray | str]], embedder: Embedder, progress: bool, partial: Path | None,
           batch_size: int) -> list[np.ndarray]:
     """Embed the text rows of every table in one pass (resumably, in batches of similar
@@ -134,6 +154,35 @@ def _fill(tables: list[list[np.ndarray | str]], embedder: Embedder, progress: bo
             vectors[i] = next(fresh) if isinstance(row, str) else row
         out.append(vectors)
     return out
+
+
+def _reusable(index_dir: Path, settings: dict) -> Index | None:
+    """The index in use, when it was built with these settings: its unchanged articles are reused."""
+    try:
+        old = load_index(index_dir)
+    except IndexProblem as exc:
+        log.info("not reusing the old index: %s", exc)
+        return None
+    if reason := stale_reason(old.meta, settings):
+        log.info("rebuilding from scratch: %s", reason)
+        return None
+    return old
+
+
+@contextlib.contextmanager
+def _disk_full_freed(index_dir: Path) -> Iterator[None]:
+    """A full disk while writing frees what this build wrote and says so in one line."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+            raise
+        # Only this build writes here (we hold the lock): free what it wrote; CURRENT is untouched.
+        for tmp in index_dir.glob(".tmp-*"):
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise IndexProblem(f"the disk is full ({exc.strerror}) while writing the index in {index_dir}/: "
+                           "free some space and run `qa build` again; the old index is still "
+                           "in use") from None
 
 
 def build_index(
@@ -158,21 +207,13 @@ def build_index(
     settings = index_settings(embedder.name, type(embedder).__name__, chunk_size, chunk_overlap,
                               can_pool(embedder), tagger.name)
     with file_lock(index_dir / ".lock"):  # one build at a time per index folder
-        old = None
-        if not force:
-            try:
-                old = load_index(index_dir)
-                if reason := stale_reason(old.meta, settings):
-                    log.info("rebuilding from scratch: %s", reason)
-                    old = None
-            except IndexProblem as exc:
-                log.info("not reusing the old index: %s", exc)
+        old = None if force else _reusable(index_dir, settings)
         old_hashes: dict[str, str] = old.meta["articles"] if old else {}
         reuse = {a.source for a in articles if old_hashes.get(a.source) == a.sha256}
         if old is not None and stale_reason(old.meta, settings, articles) is None:
             return BuildReport(old.path, [], [], [], sorted(reuse), 0, 0, time.perf_counter() - began)
         partial = index_dir / ".partial"
-        try:
+        with _disk_full_freed(index_dir):
             parts = _assemble(articles, old, reuse, embedder, chunk_size, chunk_overlap, progress,
                               partial, batch_size)
             reused = {s: old.annotations.articles.get(s, []) for s in reuse} if old else {}
@@ -180,15 +221,6 @@ def build_index(
             meta = {"format": FORMAT, **settings, "dim": embedder.dim,
                     "articles": {a.source: a.sha256 for a in articles}}
             path = write_folder(index_dir, articles, parts, meta, ann_threshold)
-        except OSError as exc:
-            if exc.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
-                raise
-            # Only this build writes here (we hold the lock): free what it wrote; CURRENT is untouched.
-            for tmp in index_dir.glob(".tmp-*"):
-                shutil.rmtree(tmp, ignore_errors=True)
-            raise IndexProblem(f"the disk is full ({exc.strerror}) while writing the index in {index_dir}/: "
-                               "free some space and run `qa build` again; the old index is still "
-                               "in use") from None
         shutil.rmtree(partial, ignore_errors=True)
     log.info("index built in %s: %d chunks embedded", path, parts.embedded_chunks)
     return BuildReport.compare(path, articles, old_hashes, reuse,

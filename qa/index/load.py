@@ -113,6 +113,19 @@ def current_path(index_dir: Path) -> Path | None:
     return (index_dir / os.readlink(link)) if link.is_symlink() else None
 
 
+def _checked_meta(path: Path, fix: str, verify: bool) -> dict:
+    """meta.json of an index folder, its format checked and (with ``verify``) every file's hash."""
+    meta = json.loads((path / "meta.json").read_text("utf-8"))
+    if meta.get("format") != FORMAT:
+        raise IndexProblem(f"index format {meta.get('format')} is not {FORMAT}", fix)
+    if verify:
+        for rel, digest in meta["files"].items():
+            file = path / rel
+            if not file.is_file() or file_sha256(file) != digest:
+                raise IndexProblem(f"index file {rel} is missing or corrupt", fix)
+    return meta
+
+
 def load_index(index_dir: Path, verify: bool = True) -> Index:
     """Load the current index, checking every file against the hashes in meta.json."""
     import faiss
@@ -124,14 +137,7 @@ def load_index(index_dir: Path, verify: bool = True) -> Index:
         raise IndexProblem(f"no index in {index_dir}/", "run `qa build`")
     fix = f"run `qa build --force` to rebuild {index_dir}/"
     try:
-        meta = json.loads((path / "meta.json").read_text("utf-8"))
-        if meta.get("format") != FORMAT:
-            raise IndexProblem(f"index format {meta.get('format')} is not {FORMAT}", fix)
-        if verify:
-            for rel, digest in meta["files"].items():
-                file = path / rel
-                if not file.is_file() or file_sha256(file) != digest:
-                    raise IndexProblem(f"index file {rel} is missing or corrupt", fix)
+        meta = _checked_meta(path, fix, verify)
         articles = {
             a["source"]: Article(**a)
             for a in json.loads((path / "articles.json").read_text("utf-8"))

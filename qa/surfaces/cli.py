@@ -224,7 +224,7 @@ def hash_password_cmd(user: str, from_stdin: bool) -> None:
       qa hash-password alice >> users.txt
       printf '%s\\n' "$PASSWORD" | qa hash-password bob --stdin >> users.txt
     """
-    from qa.surfaces.auth import hash_password
+    from qa.surfaces.web.auth import hash_password
 
     if not user.strip() or ":" in user or "," in user or user != user.strip():
         raise UserError(f"user name {user!r} must be non-empty, without ':', ',' or outer spaces")

@@ -12,7 +12,7 @@ from pathlib import Path
 from qa.cluster.serve import is_loopback
 from qa.config import Config
 from qa.errors import QAError
-from qa.surfaces.throttle import throttled
+from qa.surfaces.web.throttle import throttled
 
 # scrypt at n=2**14, r=8: about 16 MB and 50 ms per check, the cost OWASP suggests for logins.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1

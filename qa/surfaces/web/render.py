@@ -10,8 +10,8 @@ from collections import Counter
 
 import qa
 from qa.passage import shown_date
-from qa.surfaces.cards import byline, link, source_html
-from qa.surfaces.cards import esc as _esc
+from qa.surfaces.web.cards import byline, link, source_html
+from qa.surfaces.web.cards import esc as _esc
 
 # A turn is (question, Answer) or (question, error message); only Answers feed follow-ups.
 Turn = tuple[str, "qa.Answer | str"]

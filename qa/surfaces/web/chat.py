@@ -1,0 +1,178 @@
+"""The chat's events: asking (streamed), uploading, the /ask API, loading the page, a new chat.
+
+``ChatApp`` holds what the events share (the engine, made on first use, and the rate limit);
+``qa/surfaces/web/page.py`` lays the page out and wires each event to its method."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+import qa
+from qa.articles.uploads import MAX_UPLOAD_BYTES, may_upload, safe_name
+from qa.errors import FAILED, BadInput, one_line
+from qa.surfaces.web.clients import who
+from qa.surfaces.web.limits import RateLimited, RateLimiter
+from qa.surfaces.web.page import page
+from qa.surfaces.web.render import Turn, account_html, articles_html, chat_html, status_html
+
+log = logging.getLogger("qa.app")
+
+# Earlier questions an /ask call may pass: each is answered again to follow the conversation.
+MAX_HISTORY = 10
+# Turns a chat keeps (and shows) in its session, whatever the client sends: with questions cut
+# to max_question_chars, this bounds each session's state and the page sent back every turn.
+MAX_TURNS = 20
+# What one chat turn's event gives the page: the conversation, the question box, the turns kept.
+Shown = tuple[str, str, list[Turn]]
+
+
+class ChatApp:
+    """The chat's events over one engine, created on first use (not on import)."""
+
+    def __init__(self, engine: qa.QA | None = None) -> None:
+        self._engine = engine
+        self.config = engine.config if engine is not None else qa.Config.from_env()
+        self.limiter = RateLimiter(self.config.serving.rate)
+
+    @property
+    def engine(self) -> qa.QA:
+        """The engine, made from the QA_* settings on first use."""
+        if self._engine is None:
+            self._engine = qa.QA(qa.Config.from_env())
+        return self._engine
+
+    def fresh(self) -> qa.QA:
+        """The engine, after indexing articles dropped into (or removed from) the folder."""
+        engine = self.engine
+        try:
+            if (report := engine.refresh()) is not None:
+                log.info("articles folder changed: %d added, %d changed, %d removed", len(report.added),
+                         len(report.changed), len(report.removed))
+        except qa.QAError as exc:  # answer from the index as it was; the folder is retried once it changes
+            log.warning("the articles folder changed but could not be indexed: %s", exc)
+        return engine
+
+    def respond(self, question: str, turns: list[Turn], use_llm: bool = False, since: str = "",
+                until: str = "", request: gr.Request | None = None) -> Iterator[Shown]:
+        """Show the question with a pending reply at once, then the answer (streamed with the LLM)."""
+        # Whatever a raw API call sends: text cut to its limits, at most MAX_TURNS turns kept.
+        question = _text(question)[:self.config.retrieval.max_question_chars]
+        turns = list(turns or [])[-(MAX_TURNS - 1):]
+        if not question.strip():
+            yield chat_html(self.engine, turns), question, turns
+            return
+        yield chat_html(self.engine, turns, pending=question), "", turns
+        reply: qa.Answer | str = ""
+        try:
+            for reply in self._replies(question, turns, use_llm is True, _text(since), _text(until), request):
+                if use_llm is True or reply.provisional:  # the final answer joins the turns below
+                    yield chat_html(self.engine, turns, pending=question, draft=reply), "", turns
+        except (qa.QAError, RateLimited) as exc:
+            reply = str(exc)
+            log.info("question refused for %s: %s", who(request), reply[:200])
+        except Exception as exc:  # a bug: one line in the log, the generic message on the page
+            log.error("question failed for %s: %s", who(request), one_line(exc))
+            reply = FAILED
+        turns.append((question, reply))
+        yield chat_html(self.engine, turns), "", turns
+
+    def _replies(self, question: str, turns: list[Turn], use_llm: bool, since: str, until: str,
+                 request: gr.Request | None) -> Iterator[qa.Answer]:
+        """The provisional answers while the reader reads (or the model writes), then the answer."""
+        self.limiter.check(who(request))
+        engine = self.fresh()
+        history = [(q, a) for q, a in turns if isinstance(a, qa.Answer)]
+        dates: dict[str, Any] = {"since": since[:10].strip() or None, "until": until[:10].strip() or None}
+        if use_llm:
+            yield from engine.stream_llm(question, history=history, **dates)
+        else:
+            yield from engine.stream(question, history=history, user=who(request), **dates)
+
+    def upload(self, file: str | None, request: gr.Request | None = None,
+               progress: gr.Progress = gr.Progress()) -> tuple[str, str]:  # noqa: B008 - Gradio's way
+        """Add an uploaded article; every problem becomes a one-line message, never a traceback."""
+        user = request.username if request is not None else None
+        if not may_upload(self.config, user):
+            log.warning("upload refused: %s may not upload", who(request))
+            raise gr.Error("Uploads are off for you: the server allows them with QA_UPLOADS=1, "
+                           "or for the users in QA_UPLOADERS.", print_exception=False)
+        if not file:
+            return status_html("No file received.", False), articles_html(self.engine)
+        path = Path(file)
+        try:
+            return self._add(path, request, progress)
+        finally:
+            path.unlink(missing_ok=True)  # read (or refused): Gradio's copy is not kept
+
+    def _add(self, path: Path, request: gr.Request | None, progress: gr.Progress) -> tuple[str, str]:
+        name, engine = path.name, self.engine
+        try:
+            # Check the size before reading so a huge file is never loaded into memory.
+            size = path.stat().st_size
+            if size > MAX_UPLOAD_BYTES:
+                raise qa.ArticleError(f"{name}: {size:,} bytes is over the 1 MB limit")
+            report = engine.add_article(name, path.read_bytes(),
+                                        lambda done, message: progress(done, desc=message))
+        except qa.QAError as exc:
+            log.warning("upload of %r by %s refused: %s", name[:100], who(request), exc)
+            return status_html(f"Not added: {exc}", False), articles_html(engine)
+        except OSError as exc:
+            return status_html(f"Not added: {name}: the upload could not be read ({exc.strerror}); "
+                               "upload it again", False), articles_html(engine)
+        added = safe_name(name)
+        new = [engine.index.articles[s] for s in report.added] or [engine.index.articles[added]]
+        what = new[0].title if len(new) == 1 else f"{len(new)} articles"
+        log.info("upload of %s (%d bytes, %d articles) by %s: added", added, size, len(new), who(request))
+        return status_html(f"Added {added} ({what}); you can ask about it now.", True), articles_html(engine)
+
+    def ask_api(self, question: str, history: list[str] | None = None,
+                request: gr.Request | None = None) -> dict:
+        """Answer a question (after the previous questions in history) as Answer.to_dict() JSON."""
+        try:
+            self.limiter.check(who(request))
+            if not isinstance(question, str):
+                raise BadInput("question must be text")
+            if history is not None and not (isinstance(history, list)
+                                            and all(isinstance(h, str) for h in history)):
+                raise BadInput("history must be a list of the earlier questions, as text")
+            engine, most = self.fresh(), self.config.retrieval.max_question_chars
+            turns: list[tuple[str, qa.Answer]] = []
+            earlier = (history or [])[-MAX_HISTORY:]
+            for n, previous in enumerate(earlier, 1):
+                # Only the last turn is read by the language model: a follow-up leans on it alone.
+                turns.append((previous[:most], engine.answer(previous[:most], history=turns,
+                                                             user=who(request), quick=n < len(earlier))))
+            return engine.answer(question[:most], history=turns, user=who(request)).to_dict()
+        except (qa.QAError, RateLimited) as exc:
+            # A refusal is the client's to fix: one line in the log (rate limits log their own), no traceback.
+            if not isinstance(exc, RateLimited):
+                log.info("/ask refused for %s: %s", who(request), str(exc)[:200])
+            raise gr.Error(str(exc), print_exception=False) from exc
+        except Exception as exc:  # a bug: one line in the log, the generic message to the client
+            log.error("/ask failed for %s: %s", who(request), one_line(exc))
+            raise gr.Error(FAILED, print_exception=False) from None
+
+    def on_load(self, request: gr.Request | None = None) -> tuple[str, dict, str]:
+        """The article list, the upload control for those who may upload, who is signed in."""
+        user = request.username if request is not None else None
+        uploads = gr.update(visible=may_upload(self.config, user))
+        return articles_html(self.fresh()), uploads, account_html(user)
+
+    def new_chat(self) -> Shown:
+        """An empty conversation and question box."""
+        return chat_html(self.engine, []), "", []
+
+
+def build_demo(engine: qa.QA | None = None) -> gr.Blocks:
+    """The chat page over an engine (made from the settings on first use when none is given)."""
+    return page(ChatApp(engine))
+
+
+def _text(value: object) -> str:
+    """A text input as sent by any client: text as it is, anything else empty."""
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,83 @@
+"""The chat server's front door: an ASGI middleware in front of Gradio's routes.
+
+- Request bodies are capped before Gradio reads them: 256 KB for the API (a question and its
+  history need a few), the upload limit for files; more gets 413 (``bodies.py``).
+- With sign-in on, every ``/gradio_api/`` route answers 401 before sign-in (the login page needs
+  none; Gradio leaves some open), but for the one call Gradio's launch() makes, once.
+- A client (the signed-in user, else the address) holds at most STREAMS_PER_CLIENT ``/gradio_api/``
+  GET requests open at once: event streams stay open, and no client may hold them without limit.
+- Files reach Gradio's temporary folder (``/gradio_api/upload``) only from users who may upload,
+  at most UPLOADS_PER_MINUTE a minute each; others get 403 and nothing is stored (``bodies.py``).
+- Calls that would make Gradio log a traceback (``calls.py``) get 422 and one line.
+- Each request's client address is noted for the sign-in throttle (``throttle.py``): the socket's,
+  or the one a proxy named in QA_TRUSTED_PROXIES puts in X-Forwarded-For (``clients.py``; uvicorn's
+  own reading of that header is turned off by launch(), so no other sender can choose its address).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from qa.config import Config
+from qa.surfaces.web.bodies import UPLOADS_PER_MINUTE, Bodies, Receive, Scope, Send, refuse
+from qa.surfaces.web.clients import API, Addresses, closed, forwarded_headers_off, user_of, who
+from qa.surfaces.web.limits import Once
+from qa.surfaces.web.throttle import CLIENT_ADDRESS, shown
+
+__all__ = ["STREAMS_PER_CLIENT", "UPLOADS_PER_MINUTE", "Guard", "forwarded_headers_off", "who"]
+
+log = logging.getLogger("qa.app")
+
+# A page holds two event streams open (the heartbeat, the queue's data), so this is 16 tabs.
+STREAMS_PER_CLIENT = 32
+
+
+class Guard:
+    """Body caps, upload rights and rate, and the client's address, for every HTTP request."""
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], config: Config) -> None:
+        self.app, self.config = app, config
+        self.addresses = Addresses(config.team.trusted_proxies)
+        self.told = Once()
+        self.bodies = Bodies(config, self.told)
+        self.streams: dict[str, int] = {}  # open GET requests per client (none kept at 0)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        address, proxy = self.addresses.of(scope)
+        noted = CLIENT_ADDRESS.set((address, proxy))
+        path, user = scope["path"], user_of(scope)
+        api = path == API or path.startswith(API + "/")
+        client = f"user {user}" if user else f"address {shown(address, proxy)}"
+        try:
+            if api and user is None and closed(scope):
+                await refuse(send, 401, "Not signed in: sign in first (POST /login)")
+            elif api and scope["method"] == "GET":
+                await self._stream(scope, receive, send, client)
+            elif scope["method"] == "POST":
+                if (checked := await self.bodies.checked(scope, receive, send, user, client)) is not None:
+                    await self.app(scope, checked, send)
+            else:
+                await self.app(scope, receive, send)
+        finally:
+            CLIENT_ADDRESS.reset(noted)
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send, client: str) -> None:
+        """A GET of Gradio's API (an event stream may stay open), within the client's open ones."""
+        if self.streams.get(client, 0) >= STREAMS_PER_CLIENT:
+            if self.told.first(client):
+                log.warning("open requests refused: %s holds %d open at once; refusals for the next minute "
+                            "are not logged", client[:80], STREAMS_PER_CLIENT)
+            await refuse(send, 429, f"Too many open requests: at most {STREAMS_PER_CLIENT} at once; "
+                                    "close a tab or a client, then try again.")
+            return
+        self.streams[client] = self.streams.get(client, 0) + 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.streams[client] -= 1
+            if not self.streams[client]:
+                del self.streams[client]

@@ -1,0 +1,139 @@
+"""The chat page's layout, and which event each of its controls runs (``qa/surfaces/web/chat.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import gradio as gr
+
+import qa
+from qa.surfaces.web.render import CSS, SCROLL_JS, chat_html
+
+# Gradio deletes the files uploaded to it once they are this many seconds old (checked as often).
+UPLOAD_CACHE_S = 600
+# Answers (chat turns and /ask calls) handled at once; each waits its turn for the language model.
+ANSWERS_AT_ONCE = 64
+EXAMPLES = [
+    "How many Taliban prisoners will be released each day?",
+    "Who is the Taliban's spokesman?",
+    "How many prisoners did Ashraf Ghani approve for release?",
+]
+
+
+class Events(Protocol):
+    """What the page's controls call (qa/surfaces/web/chat.py's ChatApp)."""
+
+    config: qa.Config
+
+    def respond(self, *args: Any, **kwargs: Any) -> Any:
+        """A question asked: the conversation as it goes."""
+
+    def upload(self, *args: Any, **kwargs: Any) -> Any:
+        """A file uploaded."""
+
+    def ask_api(self, *args: Any, **kwargs: Any) -> Any:
+        """An /ask call."""
+
+    def on_load(self, *args: Any, **kwargs: Any) -> Any:
+        """The page loaded."""
+
+    def new_chat(self) -> Any:
+        """A new conversation."""
+
+
+@dataclass
+class Controls:
+    """The page's inputs and outputs that events read and write."""
+
+    chat: gr.HTML
+    question: gr.Textbox
+    ask: gr.Button
+    since: gr.Textbox
+    until: gr.Textbox
+    use_llm: gr.Checkbox
+    examples: list[gr.Button]
+    new_chat: gr.Button
+    articles: gr.HTML
+    upload_box: gr.Column
+    upload: gr.UploadButton
+    status: gr.HTML
+    account: gr.HTML
+    turns: gr.State
+
+
+def page(events: Events) -> gr.Blocks:
+    """The chat page: the conversation, the question box and dates, the articles and uploads."""
+    with gr.Blocks(title="Ask the news", delete_cache=(UPLOAD_CACHE_S, UPLOAD_CACHE_S)) as demo:
+        account = gr.HTML("", elem_id="qa-account", css_template=CSS)
+        gr.Markdown("## Ask the news articles\nEvery answer cites the article sentences it comes from; "
+                    "if the articles don't cover a question, it says so.")
+        turns = gr.State([])
+        with gr.Row():
+            with gr.Column(scale=3):
+                asking = _asking(events.config)
+            with gr.Column(scale=2):
+                articles = gr.HTML("<div>Loading the articles…</div>", elem_id="qa-articles",
+                                   css_template=CSS)
+                # Hidden until on_load knows whether this user may upload.
+                with gr.Column(visible=False) as upload_box:
+                    gr.Markdown("**Add an article** — text, Markdown, a saved web page, PDF, Word file "
+                                "or RSS/Atom feed; it is searchable at once.")
+                    upload = gr.UploadButton("Upload an article file (up to 1 MB)", elem_id="qa-upload",
+                                             type="filepath")
+                    status = gr.HTML("", elem_id="qa-status", css_template=CSS)
+        _wire(events, Controls(**asking, articles=articles, upload_box=upload_box, upload=upload,
+                               status=status, account=account, turns=turns), demo)
+    return demo
+
+
+def _asking(config: qa.Config) -> dict[str, Any]:
+    """The conversation, the question box, the dates, the writing checkbox, examples and a new chat."""
+    chat = gr.HTML(chat_html(None, []), elem_id="qa-chat", css_template=CSS, js_on_load=SCROLL_JS,
+                   min_height=300)
+    with gr.Row():
+        question = gr.Textbox(placeholder="Ask a question about the articles…", show_label=False, scale=5,
+                              elem_id="qa-question", max_length=2000)
+        ask = gr.Button("Ask", variant="primary", scale=1, elem_id="qa-ask")
+    with gr.Row():
+        since = gr.Textbox(label="Articles dated from (YYYY-MM-DD)", placeholder="any date",
+                           elem_id="qa-since", max_length=10, scale=1)
+        until = gr.Textbox(label="to (YYYY-MM-DD)", placeholder="any date", elem_id="qa-until",
+                           max_length=10, scale=1)
+    llm_url = config.generation.llm_url
+    writer = f"the model at {llm_url}" if llm_url else "the reader's language model"
+    use_llm = gr.Checkbox(False, label=f"Write the answer with {writer}; every sentence is verified against "
+                          "its citations", elem_id="qa-llm",
+                          visible=bool(llm_url) or config.reading.uses_model)
+    with gr.Row():
+        examples = [gr.Button(q, size="sm", elem_classes="qa-example") for q in EXAMPLES]
+        new_chat = gr.Button("New chat", size="sm", elem_id="qa-new-chat")
+    return {"chat": chat, "question": question, "ask": ask, "since": since, "until": until,
+            "use_llm": use_llm, "examples": examples, "new_chat": new_chat}
+
+
+def _wire(events: Events, c: Controls, demo: gr.Blocks) -> None:
+    """Which event each control runs."""
+    private: dict[str, Any] = {"api_visibility": "private"}
+    # Answers run side by side (Gradio's default is one at a time): they wait for the language
+    # model in the engine's line, which takes users in turn, not in Gradio's queue.
+    together: dict[str, Any] = {"concurrency_limit": ANSWERS_AT_ONCE, "concurrency_id": "answers"}
+    inputs = [c.question, c.turns, c.use_llm, c.since, c.until]
+    outputs = [c.chat, c.question, c.turns]
+    asking: dict[str, Any] = {"fn": events.respond, "inputs": inputs, "outputs": outputs, **private,
+                              **together}
+    c.ask.click(**asking)
+    c.question.submit(**asking)
+    for button, text in zip(c.examples, EXAMPLES, strict=True):
+        button.click(_constant(text), outputs=c.question, **private).then(**asking)
+    c.new_chat.click(events.new_chat, outputs=[c.chat, c.question, c.turns], **private)
+    # Public so scripts can add articles (gradio_client, handle_file); upload() checks rights.
+    c.upload.upload(events.upload, inputs=c.upload, outputs=[c.status, c.articles], api_name="upload")
+    demo.load(events.on_load, outputs=[c.articles, c.upload_box, c.account], **private)
+    gr.api(events.ask_api, api_name="ask", **together)
+
+
+def _constant(value: str) -> Callable[[], str]:
+    """A handler returning value (avoids the late-binding lambda-in-a-loop trap)."""
+    return lambda: value
