@@ -21,6 +21,8 @@ rebuilds report.md in that folder from every results file there):
                would put the answer in the passages read more often than MiniLM
   fit-lm       calibrate the language-model reader on a RealTime QA 2022 run's records
                (--write: qa/readers/lm/calibration.json)
+  ablate       every hand-written rule (qa/rules.toml) turned off in turn: the change on the
+               hand-written set and on RealTime QA 2025's first 100 questions, replies replayed
   loss         where each answer is lost (not in the articles, not retrieved, not read, misread,
                not shown), per question and in all: --set handwritten, 2022 or 2025
   report       only rebuild report.md (and, with --publish, the figures quoted in docs/)
@@ -50,7 +52,8 @@ DELEGATED = {"bench": ("eval.perf.bench", "bench.json"), "scale": ("eval.perf.sc
              "formats": ("eval.perf.formats", "formats.json"),
              "cluster": ("eval.perf.cluster", "cluster.json"),
              "concurrency": ("eval.perf.concurrency", "concurrency.json"),
-             "embedders": ("eval.fit.embedders", "embedders.json")}
+             "embedders": ("eval.fit.embedders", "embedders.json"),
+             "ablate": ("eval.ablate.run", "ablation.json")}
 COMMANDS = ["quality", "realtimeqa", *DELEGATED, "loss", "report"]
 
 

@@ -7,13 +7,14 @@ from pathlib import Path
 from eval.paths import CACHE
 from eval.realtimeqa.data import article_file
 from qa import QA, Config, Embedder
+from qa.llm.base import Runtime
 from qa.text.nlp import Tagger
 
 INDEXES = CACHE / "rtqa"  # quotes the benchmark: git-ignored, like the rest of the cache
 
 
 def question_engine(year: str, q: dict, embedder: Embedder, tagger: Tagger | None = None,
-                    root: Path = INDEXES, **config: object) -> QA:
+                    root: Path = INDEXES, runtime: Runtime | None = None, **config: object) -> QA:
     """The product's engine over this question's articles (as dated, titled files), built once:
     a later run finds the index up to date and only loads it."""
     folder = root / year / q["question_id"]
@@ -27,6 +28,6 @@ def question_engine(year: str, q: dict, embedder: Embedder, tagger: Tagger | Non
         if not path.is_file() or path.read_text("utf-8") != text:
             path.write_text(text, encoding="utf-8")
     engine = QA(Config.from_env(seeds_dir=seeds, index_dir=folder / "index", **config), embedder=embedder,
-                tagger=tagger)
+                tagger=tagger, runtime=runtime)
     engine.build()
     return engine
