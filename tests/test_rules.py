@@ -52,7 +52,8 @@ def _texts(text: str, tags: tuple) -> list[str]:
 
 def _choice_prompt() -> str:
     """What the model reads for a question with "None of the above" among its options."""
-    return default_prompt().choice_messages(analyse("Which?"), "passages", ["A", "None of the above"])[1]["content"]
+    messages = default_prompt().choice_messages(analyse("Which?"), "passages", ["A", "None of the above"])
+    return messages[1]["content"]
 
 
 def _lm() -> LMReader:
