@@ -23,7 +23,7 @@ class Trace:
     unverified: str | None = None  # a phrase it wrote that no sentence it read holds
     declined: bool = False  # it wrote that the sentences don't answer
     stats: dict[str, float] = field(default_factory=dict)  # its tokens and calibration features
-    span_phrases: tuple[str, ...] = ()  # the span reader's candidates, best first
+    span_phrases: tuple[str, ...] = ()  # the reader's candidates, best first (the model's: its phrase)
     span_confidence: float = 0.0
     missing: tuple[str, ...] = ()  # the question's names and numbers no retrieved passage mentions
     lacks_kind: bool = False  # it asks for a count, sum or share that no retrieved sentence holds

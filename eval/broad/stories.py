@@ -15,7 +15,7 @@ STORIES = Path(__file__).with_name("stories.json")
 
 
 def specs() -> dict[str, dict]:
-    """Each story's spec: {"benchmark": "realtimeqa-2025", "articles": [[question_id, result number], ...]}."""
+    """Each story's spec: {"benchmark": "realtimeqa-2025", "articles": [[question id, result], ...]}."""
     return json.loads(STORIES.read_text("utf-8"))
 
 

@@ -145,7 +145,9 @@ def ask_all(engine: QA, questions: list[dict], mode: str, shown: tqdm | None = N
             spans = evidence_spans(engine, q)
             ranked = engine.retrieve(answer.query, k=10, mode=mode)  # type: ignore[arg-type]
             record.update(score_retrieval(ranked, q, spans), **score_answer(answer, q, spans),
-                          **score_reading(answer, q["answers"]), **lost(engine, answer, q),
+                          # The span reader's candidates, when it read (the model names one phrase).
+                          **(score_reading(answer, q["answers"]) if str(answer.reader) == "spans" else {}),
+                          **lost(engine, answer, q),
                           evidence_found=len(spans))
         records.append(record)
         if shown is not None:
@@ -156,9 +158,9 @@ def ask_all(engine: QA, questions: list[dict], mode: str, shown: tqdm | None = N
 def summarize(records: list[dict]) -> dict[str, float]:
     """Mean metrics over answerable questions, refusal precision/recall, latency percentiles."""
     answerable = [r for r in records if r["answerable"]]
-    keys = [k for k in answerable[0] if "@" in k or k in
+    keys = [k for k in answerable[0] if ("@" in k or k in
             ("contains", "f1", "em", "best_span_em", "candidate_recall", "citation_precision",
-             "citation_recall")] if answerable else []
+             "citation_recall")) and all(k in r for r in answerable)] if answerable else []
     out = {k: sum(r[k] for r in answerable) / len(answerable) for k in keys}
     refused_unans = sum(not r["answered"] and not r["answerable"] for r in records)
     refused_ans = sum(not r["answered"] and r["answerable"] for r in records)

@@ -80,7 +80,7 @@ def read_record(answer: Answer, gold: str, min_evidence: float) -> dict:
     """What the readers said of one question and what the user saw, from the answer and its trace."""
     t = answer.trace
     first = answer.citations[0].text if answer.citations else ""
-    key = normalise(gold)
+    key, spans = normalise(gold), str(answer.reader) == "spans"
     return {"answered": answer.answered, "evidence": answer.evidence,
             # What the user saw: the short answer shown, or none (the cited sentences, a refusal).
             "shown": answer.short,
@@ -89,9 +89,10 @@ def read_record(answer: Answer, gold: str, min_evidence: float) -> dict:
             "gold_in_pool": any(m.contains_answer(p.text, [gold]) for p in t.pool),
             # The language model's phrase, shown or not, and its calibrated confidence.
             "short": t.phrase, "confidence": t.confidence,
-            # The span reader's best span (its reading is the fallback's, made for every answer).
-            "span_short": t.span_phrases[0] if t.span_phrases else None, "span_confidence": t.span_confidence,
-            "in_candidates": any(normalise(p) == key for p in t.span_phrases),
+            # The span reader's best span and candidates, when it read (the model names one phrase).
+            "span_short": t.span_phrases[0] if t.span_phrases and spans else None,
+            "span_confidence": t.span_confidence if spans else 0.0,
+            "in_candidates": spans and any(normalise(p) == key for p in t.span_phrases),
             "first_cited": " ".join(first.split()),
             # The gold in the sentences the model read tells what it could have answered.
             "gold_given": any(m.contains_answer(p.text, [gold]) for p in t.given),

@@ -18,6 +18,7 @@ from qa.readers.base import Reading
 from qa.sentences.gather import Evidence
 
 NOT_IN_ENGLISH = "The question is not in English."
+SPAN_CANDIDATES = 20  # a reader's candidates an answer's trace keeps
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,8 @@ def trace_of(draft: Draft, reading: Reading) -> Trace:
     best = reading.best
     return Trace(tuple(s.cited() for s in reading.given), best.candidate.text if best else None,
                  best.confidence if best else 0.0, reading.no_answer, reading.unverified, reading.declined,
-                 dict(reading.stats), (), 0.0, draft.missing, draft.lacks_kind, draft.evidence.pool)
+                 dict(reading.stats), tuple(s.candidate.text for s in reading.spans[:SPAN_CANDIDATES]),
+                 best.confidence if best else 0.0, draft.missing, draft.lacks_kind, draft.evidence.pool)
 
 
 def answer_of(draft: Draft, reading: Reading, facts: list[Fact], span: Passage | None,
