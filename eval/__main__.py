@@ -21,6 +21,8 @@ rebuilds report.md in that folder from every results file there):
                would put the answer in the passages read more often than MiniLM
   fit-lm       calibrate the language-model reader on a RealTime QA 2022 run's records
                (--write: qa/readers/lm/calibration.json)
+  broad        the broad questions (overview, summary, list, yes/no, compare, ...) on the seeds and two
+               RealTime QA stories, scored by nuggets; --peer rag: the standard recipe beside it
   ablate       every hand-written rule (qa/rules.toml) turned off in turn: the change on the
                hand-written set and on RealTime QA 2025's first 100 questions, replies replayed
   loss         where each answer is lost (not in the articles, not retrieved, not read, misread,
@@ -53,7 +55,8 @@ DELEGATED = {"bench": ("eval.perf.bench", "bench.json"), "scale": ("eval.perf.sc
              "cluster": ("eval.perf.cluster", "cluster.json"),
              "concurrency": ("eval.perf.concurrency", "concurrency.json"),
              "embedders": ("eval.fit.embedders", "embedders.json"),
-             "ablate": ("eval.ablate.run", "ablation.json")}
+             "ablate": ("eval.ablate.run", "ablation.json"),
+             "broad": ("eval.broad.run", "broad.json")}
 COMMANDS = ["quality", "realtimeqa", *DELEGATED, "loss", "report"]
 
 

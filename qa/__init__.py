@@ -1,6 +1,6 @@
 """Question answering over news articles, every sentence cited to the sentence it came from."""
 
-from qa.answer import NOT_COVERED, Answer, Choice, Trace
+from qa.answer import NOT_COVERED, Answer, Choice, Part, Trace
 from qa.api import answer, default_qa, retrieve
 from qa.articles.load import Article, load_articles
 from qa.config import Config, ReaderName
@@ -24,6 +24,7 @@ __all__ = [
     "Config",
     "Embedder",
     "IndexProblem",
+    "Part",
     "Passage",
     "QAError",
     "ReaderName",

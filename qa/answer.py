@@ -31,6 +31,16 @@ class Trace:
 
 
 @dataclass(frozen=True)
+class Part:
+    """One piece of an answer as the surfaces lay it out: its text with its [n] markers, and what it
+    is: a sentence, an item of a list, or one side's position in a comparison (``label``: the side)."""
+
+    text: str
+    item: bool = False
+    label: str | None = None
+
+
+@dataclass(frozen=True)
 class Answer:
     """An answer whose ``[n]`` markers point at ``citations[n-1]``, exact cited sentences."""
 
@@ -66,9 +76,13 @@ class Answer:
     # While provisional: how many questions the language model reads before this one.
     ahead: int = 0
     # The notice as a code for programs (qa/notices.py), and how the question was answered: its kind
-    # ("factoid": a short answer; "reason", "manner", "said": by the cited sentences).
+    # (qa/question/forms.py: "factoid", a short answer; the others, by the cited sentences).
     notice_code: str | None = None
     kind: str = "factoid"
+    # How the text is laid out (a list's items, a comparison's sides; empty: one paragraph), and a
+    # yes/no question's verdict: "yes", "no" or "unclear" (None for other kinds).
+    parts: tuple[Part, ...] = ()
+    verdict: str | None = None
     trace: Trace = field(default_factory=Trace, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, object]:

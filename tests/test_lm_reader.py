@@ -450,20 +450,6 @@ def test_part_of_a_persons_name_is_shown_as_the_whole_name(tmp_path: Path, fake_
     assert engine.answer("Which network must the Taliban keep out of their areas?").short == "al-Qaeda"
 
 
-def test_a_name_with_its_first_name_as_an_initial_is_shown_as_the_sentences_whole_name(
-        tmp_path: Path, fake_embedder: object) -> None:
-    talks = ("# Talks\n\nMichael Kugelman, an analyst at the Wilson Center, said the "
-             "prisoner row could derail the talks.\n")
-    engine = _over_articles(tmp_path, fake_embedder, {"talks.md": talks}, "M. Kugelman")
-    answer = engine.answer("Which analyst said the prisoner row could derail the talks?")
-    assert answer.short == "Michael Kugelman" and answer.trace.unverified is None
-    _exact(engine, answer.short_span)
-    # Another first name is another person: the phrase is in no sentence, and not shown.
-    engine = _engine(engine.config, fake_embedder, FakeRuntime("S. Kugelman"))
-    answer = engine.answer("Which analyst said the prisoner row could derail the talks?")
-    assert answer.short is None and answer.trace.unverified == "S. Kugelman"
-
-
 @pytest.mark.parametrize("reply", ["a", "A"])
 def test_a_phrase_of_function_words_alone_is_no_answer(tmp_path: Path, fake_embedder: object,
                                                       reply: str) -> None:

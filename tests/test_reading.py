@@ -18,7 +18,6 @@ from qa.text.normalise import key as normalise
     ("Which agency reported Shaheen's phone remarks?", "org"),
     ("Which organisation does the analyst Kugelman work for?", "org"),
     ("Which country hosted the signing of the deal?", "place"),
-    ("Which think tank is Kugelman with?", "org"),
     ("At which prison will the release begin?", "facility"),
     ("In which month was the election held?", "date"),
     ("How many prisoners did Iran free in 2019?", "count"),

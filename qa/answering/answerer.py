@@ -1,5 +1,6 @@
-"""The answering pipeline, one step after another: the question analysed once, its passages and
-their sentence records, the refusal checks, the reading, and the composition its kind asks for."""
+"""The answering pipeline, one step after another: the draft (the question analysed once, its
+passages and sentence records, the refusal checks), the reading its kind asks for, and the
+composition of its kind."""
 
 from __future__ import annotations
 
@@ -9,29 +10,27 @@ from dataclasses import replace
 
 from qa import rules
 from qa.answer import Answer, Choice
-from qa.answering import coverage, recency
-from qa.answering.compose import Composer, Draft, Shown, composer_for, refused
+from qa.answering import recency
+from qa.answering.compose import Composer, Draft, Shown, refused
+from qa.answering.draft import Drafter
+from qa.answering.route import READS, composer_for
 from qa.config import Config
-from qa.question.analyse import analyse
-from qa.question.record import Question
 from qa.readers.base import Reader, ReaderUnavailable, Reading, Sentences, Waiting
-from qa.readers.queued import QueuedChoice
-from qa.retrieval.retrieve import Mode, Retriever, clean_question
-from qa.sentences.gather import Gatherer
+from qa.readers.factory import Readers
+from qa.retrieval.retrieve import Mode
 
 
 class Answerer:
-    """Answers from one retriever's passages; ``reader`` reads the short answer and ``fallback``
-    (the span reader) stands in when it cannot, and finds the rival dated answers."""
+    """Answers from a drafter's evidence; ``readers.reader`` reads the short answer, the span reader
+    (``readers.fallback``) stands in when it cannot and finds the rival dated answers, and
+    ``readers.verdict`` reads yes/no questions."""
 
-    def __init__(self, retriever: Retriever, gatherer: Gatherer, reader: Reader, fallback: Reader,
-                 config: Config, choice: QueuedChoice | None = None) -> None:
-        self.retriever = retriever
-        self.gatherer = gatherer
-        self.reader = reader
-        self.fallback = fallback
+    def __init__(self, drafter: Drafter, readers: Readers, config: Config) -> None:
+        self.drafter = drafter
+        self.retriever, self.gatherer = drafter.retriever, drafter.gatherer
+        self.reader, self.fallback, self.verdict, self.choice = (readers.reader, readers.fallback,
+                                                                 readers.verdict, readers.choice)
         self.config = config
-        self.choice = choice
 
     def answer(self, question: str, history: Sequence[object] | None = None, mode: Mode = "hybrid",
                since: str | None = None, until: str | None = None, user: str = "", quick: bool = False,
@@ -47,17 +46,24 @@ class Answerer:
         """The answer, last; before it, provisional ones that cite the best sentences while the
         question waits for the reader (``ahead``) and is read."""
         draft = self.draft(question, history, mode, since, until, today)
-        if (why := self.refusal(draft)) is not None:
+        if (why := self.drafter.refusal(draft)) is not None:
             yield refused(draft, *why, Reading.empty(self.fallback.name))
             return
         composer = composer_for(draft.question.kind, self.config.answering)
-        reader = self.fallback if quick else self.reader
+        reader = self.reader_for(draft.question.kind, quick)
+        if reader is None:  # its sentences are chosen, not read
+            yield composer.compose(draft, Reading.empty(self.fallback.name))
+            return
+        yield from self._read(draft, composer, reader, user)
+
+    def _read(self, draft: Draft, composer: Composer, reader: Reader, user: str) -> Iterator[Answer]:
+        """The answers while the reader waits its turn and reads, then the final one."""
         began, reading = time.perf_counter(), None
         try:
             for step in reader.stream(draft.question, self.read_first(draft, reader), user):
                 if isinstance(step, Waiting):
-                    yield composer.compose(draft, Reading.empty(reader.name), Shown(provisional=True,
-                                                                                    ahead=step.ahead))
+                    waiting = Shown(provisional=True, ahead=step.ahead)
+                    yield composer.compose(draft, Reading.empty(reader.name), waiting)
                 else:
                     reading = step
         except ReaderUnavailable as exc:
@@ -68,6 +74,14 @@ class Answerer:
         draft.timings["read_ms"] = (time.perf_counter() - began) * 1000
         assert reading is not None
         yield self.finish(draft, reading, composer, None if reader is self.fallback else self.rivals(draft))
+
+    def reader_for(self, kind: str, quick: bool) -> Reader | None:
+        """Who reads a question of this kind: the phrase reader (the fallback when ``quick``), the
+        verdict reader, or nobody."""
+        reads = READS.get(kind)
+        if reads == "phrase":
+            return self.fallback if quick else self.reader
+        return self.verdict if reads == "verdict" and not quick else None
 
     def finish(self, draft: Draft, reading: Reading, composer: Composer, rivals: Reading | None) -> Answer:
         """The final answer of a reading: shown, refused when the reader declined, or the cited
@@ -106,36 +120,14 @@ class Answerer:
     def draft(self, question: str, history: Sequence[object] | None, mode: Mode, since: str | None,
               until: str | None, today: str | None = None) -> Draft:
         """The question analysed, its passages retrieved, their sentences gathered and scored."""
-        began = time.perf_counter()
-        c = self.config.retrieval
-        q = analyse(clean_question(question, c.max_question_chars), history)
-        pool = self.retriever.select(q.query, max(c.k, c.read_k), mode, since, until)
-        retrieved = time.perf_counter()
-        evidence = self.gatherer.gather(q, pool, c.k, self.retriever.embed_query, today)
-        missing = tuple(coverage.missing(q, [p.text for p in evidence.passages]))
-        lacks = coverage.lacks_kind(q, evidence.cited)
-        timings = {"retrieve_ms": (retrieved - began) * 1000,
-                   "answer_ms": (time.perf_counter() - retrieved) * 1000}
-        return Draft(q, evidence, missing, lacks, timings)
-
-    def refusal(self, draft: Draft) -> tuple[str, dict[str, str]] | None:
-        """Why the evidence does not answer the question (a notice code and its values), or None."""
-        evidence = draft.evidence
-        return coverage.refusal(draft.question, evidence.best if evidence.cited else None, draft.missing,
-                                draft.lacks_kind, self.config.answering)
+        return self.drafter.draft(question, history, mode, since, until, today)
 
     def choose(self, question: str, options: Sequence[str], mode: Mode = "hybrid", since: str | None = None,
                until: str | None = None, user: str = "", today: str | None = None) -> Choice:
         """Which option the articles (dated since..until) support: the model's probability of each,
         from the sentences it would read for the open question."""
-        if self.choice is None:
-            raise ReaderUnavailable("model_missing", "multiple choice needs the language model")
         draft = self.draft(question, None, mode, since, until, today)
         probs = self.choice.choose(draft.question, draft.evidence.read, list(options), user)
         given = tuple(s.cited() for s in self.choice.chooser.given(draft.evidence.read))
         return Choice(draft.question.asked, tuple(options), tuple(round(float(p), 4) for p in probs),
                       int(probs.argmax()), draft.evidence.passages, given)
-
-    def question(self, question: str, history: Sequence[object] | None = None) -> Question:
-        """The question as the pipeline analyses it."""
-        return analyse(clean_question(question, self.config.retrieval.max_question_chars), history)

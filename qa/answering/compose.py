@@ -55,8 +55,9 @@ class Composer:
     def __init__(self, policy: Answering) -> None:
         self.policy = policy
 
-    def compose(self, draft: Draft, reading: Reading, shown: Shown = Shown()) -> Answer:
+    def compose(self, draft: Draft, reading: Reading, shown: Shown | None = None) -> Answer:
         """The cited answer."""
+        shown = shown or Shown()
         lead_anyway = self.lead_anyway and rules.on("answering.lead_with_found")
         scored, span = lead_with_short(picks(draft.evidence.cited), reading, lead_anyway)
         rivals = reading.with_rivals(shown.rivals) if shown.rivals else reading
@@ -90,14 +91,9 @@ class BySentences(Composer):
         return "by_sentences"
 
     def complete(self, draft: Draft, reading: Reading, facts: list[Fact], scored: list[Pick]) -> list[Fact]:
-        if draft.question.kind == "reason" and reading.best is None:
+        if draft.question.kind == "why" and reading.best is None:
             return with_reason(facts, reading.given, scored, draft.question.query)
         return facts
-
-
-def composer_for(kind: str, policy: Answering) -> Composer:
-    """The composer of a question's kind."""
-    return BySentences(policy) if kind in {"reason", "manner", "said"} else Composer(policy)
 
 
 def trace_of(draft: Draft, reading: Reading) -> Trace:

@@ -66,6 +66,22 @@ def lacks_kind(question: Question, sentences: Iterable[Sentence]) -> bool:
     return not any(tag[2] in question.labels for s in sentences for tag in s.tags)
 
 
+def broad_refusal(question: Question, evidence: float | None, missed: Sequence[str], leads: bool,
+                  policy: Answering) -> tuple[str, dict[str, str]] | None:
+    """Why the articles do not cover a broad question's topic, or None: a broad question is refused
+    only when its topic is not in them, never because no sentence names a short answer."""
+    if rules.on("coverage.english") and not looks_english(question.asked):
+        return "not_english", {}
+    if missed and rules.on("coverage.broad_names"):
+        # "What did the UN say about the decree?": the topic is what it names, and no article does.
+        return "names_missing", {"names": " or ".join(f"“{h}”" for h in missed[:3])}
+    if not question.topic and leads:  # "What is this about?": about the articles themselves
+        return None
+    if evidence is None or evidence < policy.min_evidence:
+        return "not_covered", {}
+    return None
+
+
 def refusal(question: Question, evidence: float | None, missed: Sequence[str], lacking: bool,
             policy: Answering) -> tuple[str, dict[str, str]] | None:
     """Why the evidence (None: no sentence) does not answer the question, as a notice code and its

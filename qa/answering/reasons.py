@@ -19,8 +19,7 @@ def _pattern(words: list[str]) -> re.Pattern[str]:
     return re.compile(r"\b(" + "|".join(parts) + r")\b", re.I)
 
 
-PATTERNS = {"answering.reason_cues": _pattern(CUES["cause"]),
-            "answering.condition_cues": _pattern(CUES["condition"])}
+PATTERNS = {"answering.reason_cues": _pattern(CUES["cause"])}
 
 
 def _stems(asked: str) -> set[str]:

@@ -117,6 +117,9 @@ class Reading:
     # reader's answer is shown with a notice, at once when the line ahead already takes longer.
     read_timeout: float = 20.0
     read_poll: float = 0.25  # how often a waiting question looks at its place in line (seconds)
+    # A yes/no question's verdict is yes or no when the model gives it this probability, else the
+    # answer says the articles do not say clearly.
+    verdict_sure: float = 0.6
 
     def __post_init__(self) -> None:
         if self.reader not in READERS:

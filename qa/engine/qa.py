@@ -8,6 +8,7 @@ from functools import cached_property
 
 from qa.answer import Answer, Choice
 from qa.answering.answerer import Answerer
+from qa.answering.draft import Drafter
 from qa.articles.load import Article
 from qa.config import Config, ReaderName
 from qa.embedding.base import Embedder
@@ -89,9 +90,8 @@ class QA:
         c = self.config
         retriever = Retriever(index, self.library.query_embedder(index), c.retrieval.fusion_depth,
                               c.retrieval.rrf_k)
-        readers = make_readers(c, self.runtime, self.queue)
-        return Answerer(retriever, Gatherer(index, retriever.passage), readers.reader, readers.fallback, c,
-                        readers.choice)
+        drafter = Drafter(retriever, Gatherer(index, retriever.passage), c)
+        return Answerer(drafter, make_readers(c, self.runtime, self.queue), c)
 
     def warm(self) -> ReaderName:
         """Load the index and the reader before the first question; the reader that will read

@@ -65,6 +65,11 @@ class Index:
         """Indices of the sentences that overlap a chunk."""
         return range(*self._chunk_sentences[chunk_id])
 
+    def article_sentences(self, source: str) -> range:
+        """Indices of an article's sentences, in order."""
+        keys = self._keys
+        return range(bisect.bisect_left(keys, (source, -1)), bisect.bisect_left(keys, (source + "\0", -1)))
+
     def sentence_at(self, source: str, start: int, end: int) -> int | None:
         """The sentence of source spanning exactly [start, end), or None."""
         at = bisect.bisect_left(self._keys, (source, start))

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from qa import rules
-from qa.question import followup
-from qa.question.asking import SAID, asking_of
+from qa.question import followup, forms
+from qa.question.asking import asking_of, focus
 from qa.question.kinds import WORD
 from qa.question.record import Question
 from qa.text.normalise import undotted, without_possessive
@@ -16,7 +16,6 @@ from qa.text.words import tokenize
 
 # Words that open a question or a clause in capitals without being names (not_names.txt).
 NOT_NAMES = frozenset(Path(__file__).with_name("not_names.txt").read_text("utf-8").split())
-_OPENERS = frozenset("according after before apart besides since during once roughly".split())
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*"
 _DATES = re.compile(rf"\b(?:1[89]\d\d|20\d\d)\b|\b{_MONTH}\.? \d{{1,2}}\b|\b\d{{1,2}} {_MONTH}\b")
 
@@ -29,11 +28,12 @@ def analyse(question: str, history: Sequence[object] | None = None) -> Question:
     # A follow-up whose pronoun was resolved reads as the standalone question it became ("Which
     # agency did Suhail Shaheen speak to?"); one resolved by context (a bracket) reads as asked.
     text = query if not query.startswith(question) else question
-    quotes = rules.on("question.said") and bool(SAID.match(question))
-    return Question(question, query, text, Question.kind_of(asking.expects, quotes), asking.expects,
-                    asking.key, asking.noun, asking.wh, frozenset(tokenize(query)), hinges(text),
-                    hinges(question), asking.verb, tuple(_DATES.findall(question)),
-                    followup.earlier_turn(question, history), followup.earlier_citation(question, history))
+    asks = focus(text)
+    kind = forms.kind_of(asks, asking.expects)
+    return Question(question, query, text, kind, asking.expects, asking.key, asking.noun, asking.wh,
+                    frozenset(tokenize(query)), hinges(text), hinges(question), asking.verb,
+                    tuple(_DATES.findall(question)), followup.earlier_turn(question, history),
+                    followup.earlier_citation(question, history), forms.topic_of(asks, kind))
 
 
 @rules.cached(2048)
@@ -57,6 +57,7 @@ def _may_name(word: str, at: int) -> bool:
     """Whether a capitalised word at this place in a question can be a name."""
     if rules.on("question.not_names") and word.lower() in NOT_NAMES:
         return False
-    if rules.on("question.opening_words") and word.lower() in _OPENERS:
-        return False
+    if at == 0 and rules.on("question.first_word"):
+        # Every question's first word is capitalised: a name there only when written in capitals ("US").
+        return word.isupper() and len(word) > 1
     return at > 0 or len(word) > 1

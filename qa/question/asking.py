@@ -32,7 +32,6 @@ class Asking:
     expects: str
     key: str
     verb: str | None
-    quotes: bool
 
 
 def focus(question: str) -> str:
@@ -65,8 +64,7 @@ def asking_of(question: str) -> Asking:
     expects = kind_of(wh, noun, lower, rest)
     verb = _subject_verb(rest, noun) if wh in {"who", "which", "what"} and rules.on("question.subject_verb") \
         else None
-    return Asking(wh, noun, expects, f"which:{noun}" if noun else (wh or "none"), verb,
-                  bool(SAID.match(question)))
+    return Asking(wh, noun, expects, f"which:{noun}" if noun else (wh or "none"), verb)
 
 
 def _subject_verb(rest: str, noun: str | None) -> str | None:

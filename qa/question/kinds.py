@@ -58,8 +58,6 @@ def kind_of(wh: str, noun: str | None, lower: str, rest: str = "") -> str:
               "where": "place", "why": "reason", "how": "manner"}
     if wh in simple:
         return simple[wh]  # "how did he react": answered by what a sentence says, not a name
-    if noun == "think-tank":
-        return "org"  # only while question.think_tank is on
     if noun is not None:
         return NOUN_KIND.get(noun, "thing") if rules.on("question.head_nouns") else "thing"
     if rules.on("question.named_entity") and _NAMED.search(lower):
@@ -88,8 +86,6 @@ def head_noun(rest: str) -> str | None:
         return head_noun(" ".join(words[len(phrase) + 1:]))  # "what kind of ceasefire"
     if not phrase:
         return None
-    if rules.on("question.think_tank") and phrase[-2:] == ["think", "tank"]:
-        return "think-tank"
     return singular(phrase[-1])
 
 

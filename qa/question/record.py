@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qa.passage import Passage
-from qa.question.kinds import KIND_LABELS, SENTENCE_KINDS
+from qa.question.kinds import KIND_LABELS
+
+# Kinds whose whole question is searched for, not a topic: a short phrase, a why, a how, what was said.
+NARROW = frozenset({"factoid", "why", "how", "said"})
 
 # The last turn of a conversation, for a follow-up: (its question, its short answer or first sentence).
 Earlier = tuple[str, str]
@@ -18,8 +21,9 @@ class Question:
     asked: str  # as the user typed it (cleaned)
     query: str  # standalone: a follow-up resolved against the conversation; what retrieval searches for
     text: str  # what a reader reads: the resolved follow-up when its pronoun was replaced, else as asked
-    # How it is answered: "factoid" (a short phrase), or by sentences: "reason" (why), "manner"
-    # (how did), "said" (what someone said, tweeted, wrote).
+    # How it is answered (qa/question/forms.py): "factoid", a short phrase; "why", "how", "said", the
+    # sentence the reader finds it in; "overview", "summary", "list", "compare", "define", "next",
+    # sentences chosen for coverage; "yesno", a verdict and the sentences it stands on.
     kind: str
     expects: str  # the kind of span that answers: person, org, place, date, count, ... thing, other
     key: str  # the wh-key of the span reader's learned table ("which:agency", "how many")
@@ -32,6 +36,9 @@ class Question:
     dates: tuple[str, ...] = ()  # years and dates the question names ("2019", "March 11")
     earlier: Earlier | None = None  # a follow-up's last turn, which the reader reads too
     recalled: Passage | None = None  # the sentence the last answer led with, read first by a follow-up
+    # What it is about, without the words that only ask ("Summarize the Taliban's reaction": "the
+    # Taliban's reaction"); "" when nothing is left ("What is this news about?").
+    topic: str = ""
 
     @property
     def labels(self) -> frozenset[str]:
@@ -39,13 +46,12 @@ class Question:
         return KIND_LABELS.get(self.expects, frozenset())
 
     @property
-    def by_sentence(self) -> bool:
-        """True when the cited sentences are the answer (why, how, what was said), not a short phrase."""
-        return self.kind != "factoid"
+    def searched(self) -> str:
+        """What retrieval searches for and sentences are scored against: a broad question's topic
+        ("Summarize the Taliban's reaction": "the Taliban's reaction"), else the standalone question."""
+        return self.topic if self.topic and self.kind not in NARROW else self.query
 
-    @staticmethod
-    def kind_of(expects: str, quotes: bool) -> str:
-        """How a question expecting this is answered: by sentences for why, how and what was said."""
-        if expects in SENTENCE_KINDS:
-            return expects
-        return "said" if quotes else "factoid"
+    @property
+    def by_sentence(self) -> bool:
+        """True when the cited sentences are the answer, not a short phrase."""
+        return self.kind != "factoid"

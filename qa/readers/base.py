@@ -61,6 +61,7 @@ class Reading:
     # Its phrase is shown from this confidence; the answer is refused from this no-answer score.
     min_short: float = 0.0
     declines_from: float = float("inf")
+    verdict: str | None = None  # a yes/no question's: "yes", "no" or "unclear"
 
     @property
     def best(self) -> Span | None:

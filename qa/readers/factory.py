@@ -10,17 +10,20 @@ from qa.llm.queue import FairQueue
 from qa.readers.base import Reader
 from qa.readers.lm.choice import MultipleChoice
 from qa.readers.lm.reader import LMReader
+from qa.readers.lm.verdict import VerdictReader
 from qa.readers.queued import QueuedChoice, QueuedReader
 from qa.readers.spans.reader import SpanReader
 
 
 @dataclass(frozen=True)
 class Readers:
-    """The configured reader, the span reader that stands in for it, and multiple choice."""
+    """The configured reader, the span reader that stands in for it, multiple choice, and the reader
+    of yes/no verdicts (None without the language model)."""
 
     reader: Reader
     fallback: Reader
     choice: QueuedChoice
+    verdict: Reader | None = None
 
 
 def make_readers(config: Config, runtime: Runtime, queue: FairQueue) -> Readers:
@@ -34,4 +37,5 @@ def make_readers(config: Config, runtime: Runtime, queue: FairQueue) -> Readers:
     if reading.reader is ReaderName.SPANS:
         return Readers(spans, spans, choice)
     lm = LMReader(runtime, sentences, budget, reading.reader_min_short, reading.reader_decline)
-    return Readers(QueuedReader(lm, queue, timeout), spans, choice)
+    verdict = VerdictReader(runtime, sentences, budget, reading.verdict_sure)
+    return Readers(QueuedReader(lm, queue, timeout), spans, choice, QueuedReader(verdict, queue, timeout))

@@ -79,9 +79,9 @@ class Query:
 
 def query_of(question: Question, embed: Embed, idf: Idf, today: str | None) -> Query:
     """The question as the features read it, on the day it is asked (default: today)."""
-    terms = tokenize(question.query)
+    terms = tokenize(question.searched)
     names = [h.lower() for h in question.named]
-    return Query(embed(question.query), terms, {t: idf(t) for t in terms}, names,
+    return Query(embed(question.searched), terms, {t: idf(t) for t in terms}, names,
                  day_of(today) or dt.date.today())
 
 

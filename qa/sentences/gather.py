@@ -16,6 +16,7 @@ from qa.sentences.scoring import Embed, scores
 
 # Chunk ids with their retrieval scores, best first.
 Hits = Sequence[tuple[int, float]]
+LEAD_ARTICLES = 8  # a question naming no topic is about the newest this many articles
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,9 @@ class Evidence:
     pool: tuple[Passage, ...]  # every passage whose sentences a reader may read
     cited: tuple[Sentence, ...]  # the k best passages' sentences, best score first: what an answer cites
     read: tuple[Sentence, ...]  # the pool's sentences in the order a reader reads them
+    # The first sentences of the articles (the pool's, or the newest ones when a question names no
+    # topic): what news puts first, for an overview.
+    leads: tuple[Sentence, ...] = ()
 
     @property
     def best(self) -> float:
@@ -53,6 +57,19 @@ class Gatherer:
                         index.annotations.of(sid), index.sent_vectors[sid],
                         {t: weights.weight(t) / weights.default for t in set(terms)},
                         before=side[0], after=side[1])
+
+    def leads(self, sources: Sequence[str], per_article: int, question: Question,
+              embed: Embed) -> list[Sentence]:
+        """The first sentences of these articles (or, with none given, of the newest ones), scored
+        against the question."""
+        index = self.index
+        if not sources:
+            dated = sorted(index.articles.values(), key=lambda a: (a.date or "", a.source), reverse=True)
+            sources = [a.source for a in dated[:LEAD_ARTICLES]]
+        found = [self.record(sid) for source in dict.fromkeys(sources)
+                 for sid in index.article_sentences(source)[:per_article]]
+        scored = scores(found, embed, index.terms.weight, question)
+        return [replace(s, score=float(v)) for s, v in zip(found, scored, strict=True)]
 
     def locate(self, cited: Passage) -> Sentence | None:
         """The record of the sentence a passage cites exactly, or None."""

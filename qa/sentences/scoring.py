@@ -42,13 +42,16 @@ def scores(sentences: Sequence[Sentence], embed: Embed, idf: Idf, question: Ques
     if not sentences:
         return np.zeros(0)
     vectors = np.stack([s.vector for s in sentences])
-    dense = vectors @ embed(question.query)
-    if question.query != question.asked and rules.on("sentences.follow_up_alone"):
+    query, asked = question.query, question.asked
+    if question.searched != query:  # a broad question is scored by its topic alone
+        query = asked = question.searched
+    dense = vectors @ embed(query)
+    if query != asked and rules.on("sentences.follow_up_alone"):
         # A follow-up may read best alone or best resolved; take the better reading.
-        dense = np.maximum(dense, vectors @ embed(question.asked))
-    own = tokenize(question.asked)
+        dense = np.maximum(dense, vectors @ embed(asked))
+    own = tokenize(asked)
     own_set = set(own)
-    extra = [t for t in tokenize(question.query) if t not in own_set]
+    extra = [t for t in tokenize(query) if t not in own_set]
     q_terms = own + extra
     weights = {t: idf(t) * (w.context if t in extra else 1.0) for t in q_terms}
     total = sum(weights.values()) or 1.0

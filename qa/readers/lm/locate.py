@@ -10,8 +10,6 @@ from qa.text.normalise import folded, respelled, without_article
 
 _EDGES = " \t\n\"'`*()[]{}<>.,;:!?"
 _LABEL = re.compile(r"^(?:\[\d+\]\s*|(?:the\s+)?(?:short\s+)?answer(?:\s+is)?\s*[:\-]\s*)+", re.IGNORECASE)
-# A person's name with the first name cut to its initial ("M. Kugelman" for "Michael Kugelman").
-_INITIALLED = re.compile(r"^([^\W\d_])\.\s*([^\W\d_][\w'’-]+(?:\s+[^\W\d_][\w'’-]+)*)$")
 
 
 def clean(phrase: str) -> str:
@@ -20,12 +18,6 @@ def clean(phrase: str) -> str:
     if rules.on("reading.reply_labels"):
         phrase = _LABEL.sub("", phrase)
     return phrase.strip(_EDGES)
-
-
-def initialled(phrase: str) -> tuple[str, str] | None:
-    """The initial and the rest of a name written with its first name as an initial, or None."""
-    m = _INITIALLED.match(clean(phrase))
-    return (m[1], m[2]) if m and m[1].isupper() and m[2][:1].isupper() else None
 
 
 def _find(needle: str, haystack: str) -> int:

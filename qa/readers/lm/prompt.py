@@ -23,8 +23,6 @@ class Prompt:
     system: str
     question: str
     earlier: str
-    reason: str
-    manner: str
     choice: str
     choice_none: str
     declined: str
@@ -37,9 +35,7 @@ class Prompt:
         """The instruction, the excerpts, the earlier turn (for a follow-up) and the question."""
         earlier = question.earlier if rules.on("reading.earlier_turn") else None
         before = self.earlier.format(question=earlier[0], answer=earlier[1]) if earlier else ""
-        hints = {"reason": self.reason, "manner": self.manner} if rules.on("reading.why_how_hint") else {}
-        user = self.question.format(passages=excerpts, earlier=before, question=question.text.strip(),
-                                    hint=hints.get(question.kind, ""))
+        user = self.question.format(passages=excerpts, earlier=before, question=question.text.strip())
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
     def choice_messages(self, question: Question, excerpts: str, options: Sequence[str]) -> Messages:

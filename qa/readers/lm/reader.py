@@ -14,7 +14,7 @@ from qa.question.record import Question
 from qa.readers.base import Candidate, Reading, ReadsAtOnce, Sentences, Span
 from qa.readers.lm.calibration import TOKEN_FEATURES, LMCalibration, default_calibration, features
 from qa.readers.lm.excerpts import Excerpts, dated_for, excerpts
-from qa.readers.lm.locate import clean, initialled, locate_all
+from qa.readers.lm.locate import clean, locate_all
 from qa.readers.lm.names import whole_name
 from qa.readers.lm.prompt import Prompt, default_prompt
 from qa.sentences.record import Sentence
@@ -72,11 +72,11 @@ class LMReader(ReadsAtOnce):
             return read((), self.calibration.no_answer(x[3], False), declined=True)
         records = given.sentences
         texts = [s.text for s in records]
-        found = locate_all(phrase, texts) or self._initialled(phrase, records, texts)
+        found = locate_all(phrase, texts)
         if not found:
             log.info("the reader's phrase %r is in no sentence it read: not shown", phrase[:80])
             return read((), self.calibration.no_answer(x[3], True), unverified=phrase)
-        n, a, b = self._best_of(found, question, phrase, texts)
+        n, a, b = found[0]  # the best excerpt's
         sentence = records[n]
         candidate = self._candidate(sentence, a, b)
         stats.update(found_in=len({f[0] for f in found}), typed=float(candidate.label in question.labels),
@@ -90,39 +90,6 @@ class LMReader(ReadsAtOnce):
         if rules.on("reading.function_words") and not tokenize(phrase):
             return True
         return not phrase.strip() or key(phrase).startswith(key(self.prompt.declined))
-
-    @staticmethod
-    def _best_of(found: list[tuple[int, int, int]], question: Question, phrase: str,
-                 texts: list[str]) -> tuple[int, int, int]:
-        """Of the sentences that hold the phrase, the one that names most of what the question names,
-        then says most of its words ("Shaheen told AFP" over "speaking with AFP news agency, an
-        unnamed member" for "which agency did Shaheen speak to?"), then the best excerpt's."""
-        if not rules.on("reading.support"):
-            return found[0]
-        said = set(tokenize(phrase))
-        names = [set(tokenize(h)) - said for h in question.hinges]
-        words_asked = set(tokenize(question.text)) - said
-
-        def support(f: tuple[int, int, int]) -> tuple[int, int, int]:
-            words = set(tokenize(texts[f[0]]))
-            return sum(bool(n) and n <= words for n in names), len(words_asked & words), -f[0]
-
-        return max(found, key=support)
-
-    def _initialled(self, phrase: str, records: list[Sentence], texts: list[str]
-                    ) -> list[tuple[int, int, int]]:
-        """Where a name written as "M. Kugelman" is a person's whole name, "Michael Kugelman", whose
-        first name starts with that initial: the rest of the name's places."""
-        named = initialled(phrase) if rules.on("reading.initials") else None
-        if named is None:
-            return []
-        initial, rest = named
-        found = []
-        for n, a, b in locate_all(rest, texts):
-            name = whole_name(records[n], a, b)
-            if name is not None and name[0] < a and texts[n][name[0]] == initial:
-                found.append((n, a, b))
-        return found
 
     @staticmethod
     def _candidate(sentence: Sentence, a: int, b: int) -> Candidate:

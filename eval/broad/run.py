@@ -1,0 +1,127 @@
+"""`python -m eval broad`: the broad question set (eval/broad/questions.jsonl) asked through
+``QA.answer`` over each story's articles, scored by the nuggets its answers hold (TREC RAG 2024's
+vital and okay nuggets); with ``--peer rag``, the standard recipe a user would build instead, with the
+same model and the same scoring, side by side.
+
+    .venv/bin/python -m eval broad                    # the product: about 10 minutes on 2 cores
+    .venv/bin/python -m eval broad --peer rag         # and the standard recipe: about 40 more
+    .venv/bin/python -m eval broad --story seeds --kinds overview,yesno
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from eval.broad import score, stories
+from eval.broad.peer import Peer
+from eval.paths import CACHE, RUNS
+from eval.progress import bar
+from qa import QA, Answer, Config
+
+QUESTIONS = Path(__file__).with_name("questions.jsonl")
+WORK = CACHE / "broad"  # the stories' articles and indexes, quoting the benchmark: git-ignored
+# As the benchmark runners answer: the product's own thresholds, only a longer wait for the model.
+OVERRIDES = {"read_timeout": 3600.0, "reader": "lm"}
+
+
+def load(story: str | None = None, kinds: set[str] | None = None) -> list[dict]:
+    """The broad questions, of one story and some kinds when given."""
+    rows = [json.loads(line) for line in QUESTIONS.read_text("utf-8").splitlines() if line.strip()]
+    return [r for r in rows if (story is None or r["story"] == story) and (not kinds or r["kind"] in kinds)]
+
+
+def engine_for(story: str) -> QA:
+    """The product's engine over a story's articles (materialised once, its index kept)."""
+    folder = WORK / story
+    seeds = stories.materialise(story, folder)
+    engine = QA(Config.from_env(seeds_dir=seeds, index_dir=folder / "index", **OVERRIDES))
+    engine.build()
+    return engine
+
+
+def ask_product(engine: QA, q: dict) -> tuple[str, bool, float, str]:
+    """The product's answer: its text, whether it answered, the seconds it took, its kind."""
+    history: list[tuple[str, Answer]] = []
+    for earlier in q.get("history", []):
+        history.append((earlier, engine.answer(earlier, history=list(history))))
+    began = time.perf_counter()
+    answer = engine.answer(q["question"], history=history or None)
+    return answer.text, answer.answered, time.perf_counter() - began, answer.kind
+
+
+def ask_peer(peer: Peer, q: dict) -> tuple[str, bool, float, str]:
+    """The standard recipe's answer, in the same terms."""
+    began = time.perf_counter()
+    text, answered = peer.answer(q["question"], q.get("history", []))
+    return text, answered, time.perf_counter() - began, ""
+
+
+def run(questions: list[dict], peer: bool) -> dict:
+    """Every question through the product (and the peer), story by story; the records and summaries."""
+    records: dict[str, list[dict]] = {"product": [], **({"rag": []} if peer else {})}
+    shown = bar(total=len(questions) * (1 + peer), desc="broad questions")
+    for story in dict.fromkeys(q["story"] for q in questions):
+        engine = engine_for(story)
+        engine.answer("warm up")  # the model and the index loaded before anything is timed
+        askers: dict[str, Callable[[dict], tuple[str, bool, float, str]]] = {
+            "product": lambda q, e=engine: ask_product(e, q)}
+        if peer:
+            recipe = Peer(engine)
+            askers["rag"] = lambda q, p=recipe: ask_peer(p, q)
+        for q in (q for q in questions if q["story"] == story):
+            for name, ask in askers.items():
+                records[name].append(score.record(q, *ask(q)))
+                shown.update()
+    shown.close()
+    return {"records": records, "summary": {k: score.summary(v) for k, v in records.items()}}
+
+
+def table(result: dict) -> str:
+    """The figures in all and by kind, the product beside the peer."""
+    names = list(result["summary"])
+    head = "| kind | " + " | ".join(f"{n} vital | {n} all | {n} full" for n in names) + " |"
+    lines = [head, "|---|" + "---|" * 3 * len(names)]
+    rows = [("all", {n: result["summary"][n] for n in names})]
+    kinds = result["summary"]["product"]["by_kind"]
+    rows += [(k, {n: result["summary"][n]["by_kind"][k] for n in names}) for k in kinds]
+    for kind, figures in rows:
+        cells = [f"{f['vital_recall']:.2f} | {f['all_recall']:.2f} | {f['fully_answered']:.2f}"
+                 for f in figures.values()]
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the broad set, print its figures, write them."""
+    ap = argparse.ArgumentParser(prog="python -m eval broad", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--peer", choices=["rag"], help="also the standard recipe, with the same model")
+    ap.add_argument("--story", help="only this story's questions (seeds, or one of eval/broad/stories.json)")
+    ap.add_argument("--kinds", help="only these kinds, comma-separated")
+    ap.add_argument("--out", type=Path, default=RUNS / "broad.json")
+    args = ap.parse_args(argv)
+    questions = load(args.story, set(args.kinds.split(",")) if args.kinds else None)
+    if not questions:
+        print("error: no broad question matches: see eval/broad/questions.jsonl", file=sys.stderr)
+        return 2
+    result = run(questions, args.peer is not None)
+    print(table(result))
+    for name, s in result["summary"].items():
+        print(f"{name}: vital {s['vital_recall']:.3f}, all {s['all_recall']:.3f}, fully answered "
+              f"{s['fully_answered']:.3f}, false refusals {s['false_refusals']}/{s['answerable']}, "
+              f"unanswerable refused {s['unanswerable_refused']}/{s['unanswerable']}, uncited sentences "
+              f"{s['uncited_sentences']}, words p50 {s['words_p50']:.0f}, seconds p50 {s['seconds_p50']:.2f} "
+              f"p95 {s['seconds_p95']:.2f}")
+    if "rag" in result["summary"]:
+        summary = result["summary"]
+        ratio = summary["product"]["vital_recall"] / max(1e-9, summary["rag"]["vital_recall"])
+        print(f"vital recall, product over the standard recipe: {ratio:.2f}x")
+        result["ratio"] = round(ratio, 3)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+    return 0

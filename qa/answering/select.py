@@ -1,0 +1,79 @@
+"""Choosing sentences for a broad answer: never a headline, byline, caption or link line; relevant,
+central to the story and not repeating each other (maximal marginal relevance); one of each copy."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from qa import rules
+from qa.sentences.record import Sentence
+from qa.text.normalise import plain
+
+_LINES = tomllib.loads(Path(__file__).with_name("boilerplate.toml").read_text("utf-8"))
+BOILERPLATE = re.compile("|".join(f"(?:{p})" for p in _LINES["patterns"]), re.IGNORECASE)
+MIN_WORDS = 6  # fewer words than this is a headline, a caption or a fragment, not a sentence
+COPY = 0.92  # cosine from which two sentences are copies of one another (syndicated wire copy)
+
+
+def shown(sentence: Sentence) -> bool:
+    """Whether a sentence may stand in a broad answer: a sentence of the story, not its furniture."""
+    if not rules.on("answering.boilerplate"):
+        return True
+    text = " ".join(sentence.text.split())
+    words = text.split()
+    if len(words) < MIN_WORDS or BOILERPLATE.search(text):
+        return False
+    # Headlines and captions seldom end as sentences do; news sentences always do.
+    return text.rstrip("\"”’')]").endswith((".", "!", "?", ":")) and any(w.islower() for w in words)
+
+
+def centrality(sentences: Sequence[Sentence]) -> np.ndarray:
+    """Each sentence's mean cosine to the others: what the story is most about scores highest."""
+    if len(sentences) < 2:
+        return np.ones(len(sentences))
+    vectors = np.stack([s.vector for s in sentences])
+    sims = vectors @ vectors.T
+    np.fill_diagonal(sims, 0.0)
+    return sims.sum(axis=1) / (len(sentences) - 1)
+
+
+def mmr(candidates: Sequence[Sentence], relevance: Callable[[Sentence], float], n: int,
+        diversity: float = 0.3) -> list[Sentence]:
+    """Up to n sentences, each the most relevant less its likeness to those already chosen; copies of a
+    chosen sentence never."""
+    chosen: list[Sentence] = []
+    pool = list(candidates)
+    while pool and len(chosen) < n:
+        def value(s: Sentence) -> float:
+            like = max((s.similarity(c) for c in chosen), default=0.0)
+            return (1 - diversity) * relevance(s) - diversity * like
+
+        best = max(pool, key=value)
+        pool.remove(best)
+        if not any(copies(best, c) for c in chosen):
+            chosen.append(best)
+    return chosen
+
+
+def copies(a: Sentence, b: Sentence) -> bool:
+    """Whether two sentences say the same words (an article's copy of another's)."""
+    return plain(a.text) == plain(b.text) or a.similarity(b) >= COPY
+
+
+def newest_first(sentences: Sequence[Sentence]) -> list[Sentence]:
+    """Sentences by their article's date, newest first (undated last), then by place in the article."""
+    return sorted(sentences, key=lambda s: (-_ordinal(s.date), s.source, s.start))
+
+
+def _ordinal(date: str | None) -> int:
+    return int(date.replace("-", "")[:8]) if date and date[:4].isdigit() else 0
+
+
+def words(sentences: Sequence[Sentence]) -> int:
+    """How many words the sentences hold."""
+    return sum(len(s.text.split()) for s in sentences)

@@ -1,0 +1,83 @@
+"""What kind of answer a question asks for, by its form: a short phrase (factoid), or the sentences
+of an overview, a summary, a why or a how, a list, a yes or no, a comparison, a definition, what
+comes next or what someone said; and its topic, without the words that only ask (forms.toml)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from qa import rules
+from qa.question.asking import SAID
+
+FORMS_FILE = Path(__file__).with_name("forms.toml")
+KINDS = ("factoid", "overview", "summary", "why", "how", "list", "yesno", "compare", "define", "next", "said")
+# Kinds answered by several sentences chosen for coverage, not by a phrase of one sentence.
+BROAD = frozenset({"overview", "summary", "list", "compare", "define", "next", "said", "yesno"})
+# "Who is Abdullah Abdullah?", "What is the Doha agreement?": a name, or a name and a noun of
+# the things news defines (a deal, a law, a body).
+_NOUNS = (r"agreement|deal|accord|treaty|pact|decree|law|act|bill|plan|programme|program|council|commission|"
+          r"committee|group|movement|party|operation|initiative|process|talks|summit|conference|"
+          r"organi[sz]ation|agency|body|force|alliance|system|board|court|tribunal|mission|campaign|office")
+_DEFINE = re.compile(r"^(?i:who|what)\s+(?i:is|are|was|were)\s+(?:the\s+|an?\s+)?((?:[A-Z][\w.'’-]*\s*)+"
+                     rf"(?:(?:{_NOUNS})s?)?|(?:[\w'’-]+\s+){{0,2}}(?:{_NOUNS})s?)\s*\?*$")
+# "Which towns were hit?", "What factors might have contributed?": a plural thing asked for, many answers.
+_PLURAL = re.compile(r"^(?:what|which)\s+(?:(?!one|two|three|four|five|six|seven|eight|nine|ten)[a-z-]+\s+)?"
+                     r"[a-z-]{3,}[^s\W]s\s+(?:are|were|have|has|had|do|did|will|would|could|can|might|may|must|"
+                     r"should|stand|remain|face|lie)\b")
+_WHY = re.compile(r"^(?:why\b|for what reason\b|what (?:is|was|are|were) the (?:reasons?|causes?|motives?)\b|"
+                  r"what (?:caused|led to|prompted|drove)\b)")
+
+
+@dataclass(frozen=True)
+class Form:
+    """A kind's patterns, and the patterns of its scaffolding (not its topic)."""
+
+    kind: str
+    patterns: tuple[re.Pattern[str], ...]
+    prefixes: tuple[re.Pattern[str], ...]
+
+
+def _forms() -> list[Form]:
+    data = tomllib.loads(FORMS_FILE.read_text("utf-8"))
+    return [Form(kind, tuple(map(re.compile, f["patterns"])), tuple(map(re.compile, f.get("prefix", ()))))
+            for kind, f in data.items()]
+
+
+FORMS = _forms()
+
+
+def kind_of(text: str, expects: str) -> str:
+    """The kind of a question's asking sentence (as written), given what its wh-word expects."""
+    lower = re.sub(r"\b(what|who|where|how)[’']s\b", r"\1 is", text.strip().lower())
+    if rules.on("question.broad_kinds"):
+        for form in FORMS:
+            if form.kind == "said" and not rules.on("question.said"):
+                continue
+            if any(p.search(lower) for p in form.patterns):
+                return form.kind
+        if _DEFINE.match(text.strip()):
+            return "define"
+        if _PLURAL.match(lower):
+            return "list"
+    elif rules.on("question.said") and SAID.match(lower):
+        return "said"
+    if expects == "reason" or _WHY.match(lower):
+        return "why"
+    return "how" if expects == "manner" else "factoid"
+
+
+def topic_of(text: str, kind: str) -> str:
+    """The question without the words that only ask ("Summarize the Taliban's reaction" -> "the
+    Taliban's reaction"); "" when nothing is left ("What is this news about?")."""
+    rest = text.strip()
+    if kind == "define" and (m := _DEFINE.match(rest)):
+        return rest[m.start(1):].strip(" ?.!:")
+    for form in FORMS:
+        if form.kind == kind:
+            for prefix in form.prefixes:
+                if m := prefix.match(rest.lower()):
+                    rest = rest[m.end():]  # lower() keeps the length: cut the text as written
+    return rest.strip(" ?.!:")
