@@ -51,7 +51,9 @@ def ask_product(engine: QA, q: dict) -> tuple[str, bool, float, str]:
         history.append((earlier, engine.answer(earlier, history=list(history))))
     began = time.perf_counter()
     answer = engine.answer(q["question"], history=history or None)
-    return answer.text, answer.answered, time.perf_counter() - began, answer.kind
+    # A yes/no answer saying the articles do not say clearly declines to answer: it counts as a refusal.
+    answered = answer.answered and answer.verdict != "unclear"
+    return answer.text, answered, time.perf_counter() - began, answer.kind
 
 
 def ask_peer(peer: Peer, q: dict) -> tuple[str, bool, float, str]:

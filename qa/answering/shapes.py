@@ -128,7 +128,13 @@ class YesNo(Broad):
     lead_weight = 0.0
 
     def verdict(self, reading: Reading) -> str | None:
-        return reading.verdict or "unclear"
+        return reading.verdict  # None when the model could not read: the sentences alone, with a notice
+
+    def pieces(self, draft: Draft, reading: Reading) -> tuple[list[Piece], str | None]:
+        """The sentences the verdict was read from, the most relevant first."""
+        given = [s for s in reading.given if shown(s)] or self.candidates(draft)
+        chosen = self.choose(draft, given)
+        return ([Piece(tuple(chosen))] if chosen else []), None
 
 
 def _definition(text: str, name: str) -> str | None:

@@ -37,5 +37,5 @@ def make_readers(config: Config, runtime: Runtime, queue: FairQueue) -> Readers:
     if reading.reader is ReaderName.SPANS:
         return Readers(spans, spans, choice)
     lm = LMReader(runtime, sentences, budget, reading.reader_min_short, reading.reader_decline)
-    verdict = VerdictReader(runtime, sentences, budget, reading.verdict_sure)
+    verdict = VerdictReader(runtime, sentences, budget, reading.verdict_sure, reading.verdict_no)
     return Readers(QueuedReader(lm, queue, timeout), spans, choice, QueuedReader(verdict, queue, timeout))

@@ -20,15 +20,15 @@ GRAMMAR = "root ::= " + " | ".join(f'"{letter}"' for letter in LETTERS[:len(OPTI
 
 
 class VerdictReader(ReadsAtOnce):
-    """Reads the best sentences for a yes/no question's verdict; "unclear" unless yes or no is at least
-    ``sure`` likely."""
+    """Reads the best sentences for a yes/no question's verdict: "no" from ``no`` probability of it,
+    else "yes" from ``sure``, else "unclear"."""
 
     name = ReaderName.LM
 
-    def __init__(self, runtime: Runtime, sentences: int, budget: int, sure: float,
+    def __init__(self, runtime: Runtime, sentences: int, budget: int, sure: float, no: float,
                  prompt: Prompt | None = None) -> None:
         self.runtime = runtime
-        self.sentences, self.budget, self.sure = sentences, budget, sure
+        self.sentences, self.budget, self.sure, self.no = sentences, budget, sure, no
         self.prompt = prompt or default_prompt()
 
     def warm(self) -> None:
@@ -48,8 +48,7 @@ class VerdictReader(ReadsAtOnce):
                 probs[WORDS[LETTERS.index(letter)]] += math.exp(lp)
         total = sum(probs.values()) or 1.0
         probs = {w: p / total for w, p in probs.items()}
-        best = max(("yes", "no"), key=lambda w: probs[w])
-        verdict = best if probs[best] >= self.sure else "unclear"
+        verdict = "no" if probs["no"] >= self.no else "yes" if probs["yes"] >= self.sure else "unclear"
         stats = {f"p_{w}": round(p, 4) for w, p in probs.items()} | {"read_ms": round(reply.ms, 1)}
         return Reading((), probs["unclear"], self.name, self.runtime.name, stats=stats,
                        given=tuple(given.sentences), verdict=verdict)
