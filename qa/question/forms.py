@@ -14,6 +14,10 @@ from qa.question.asking import SAID
 
 FORMS_FILE = Path(__file__).with_name("forms.toml")
 KINDS = ("factoid", "overview", "summary", "why", "how", "list", "yesno", "compare", "define", "next", "said")
+# What each kind of answer is called where it is shown.
+KIND_NAMES = {"factoid": "short answer", "overview": "overview", "summary": "summary", "why": "why",
+              "how": "how", "list": "list", "yesno": "yes or no", "compare": "comparison",
+              "define": "who or what it is", "next": "what comes next", "said": "what was said"}
 # Kinds answered by several sentences chosen for coverage, not by a phrase of one sentence.
 BROAD = frozenset({"overview", "summary", "list", "compare", "define", "next", "said", "yesno"})
 # "Who is Abdullah Abdullah?", "What is the Doha agreement?": a name, or a name and a noun of

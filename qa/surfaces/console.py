@@ -10,8 +10,10 @@ import re
 import click
 
 from qa.answer import Answer
+from qa.answering.layout import VERDICTS
 from qa.errors import QAError
 from qa.passage import Passage, shown_date
+from qa.question.forms import KIND_NAMES
 
 
 class UserError(click.ClickException):
@@ -62,7 +64,11 @@ def print_answer(result: Answer, streamed: str = "") -> None:
             click.echo()
         if result.notice and result.answered:
             click.echo(f"({result.notice})")
-        click.echo(result.text)
+        verdict = VERDICTS.get(result.verdict or "", "")
+        if verdict:  # a yes/no question's verdict in bold, then the sentences it stands on
+            click.echo(click.style(verdict, bold=True) + " " + result.text.removeprefix(verdict).strip())
+        else:
+            click.echo(result.text)
         if result.notice and not result.answered:
             click.echo(result.notice)
     if result.dropped:
@@ -73,6 +79,8 @@ def print_answer(result: Answer, streamed: str = "") -> None:
                if result.model and "read_ms" in result.timings else "")
         where = f" ({span.source} {span.start}-{span.end}, p={span.score:.2f}{who})" if span else ""
         click.echo(f"\nShort answer: {result.short}{where}")
+    if result.answered and result.kind != "factoid":
+        click.echo(f"\n(Answered as: {KIND_NAMES.get(result.kind, result.kind)})")
     shown = result.citations if result.answered else result.passages[:3]
     if shown:
         click.echo("\nSources:" if result.answered else "\nClosest passages:")

@@ -9,7 +9,9 @@ import re
 from collections import Counter
 
 import qa
+from qa.answering.layout import VERDICTS
 from qa.passage import shown_date
+from qa.question.forms import KIND_NAMES
 from qa.surfaces.web.cards import byline, link, source_html
 from qa.surfaces.web.cards import esc as _esc
 
@@ -28,6 +30,7 @@ CSS = """
 .qa-a.qa-pending{color:#6b7280;font-style:italic}
 .qa-cite{color:#2563eb;font-weight:600;font-size:.85em}
 .qa-short{margin:0 0 4px}
+.qa-list{margin:4px 0;padding-left:20px}.qa-side{margin:4px 0}.qa-verdict{font-size:1.05em}
 .qa-reading{margin:0 0 4px;color:#6b7280;font-style:italic}
 .qa-timing{color:#9ca3af;font-size:12px;margin-top:4px}
 .qa-notice{color:#92400e;font-size:13px;margin:0 0 4px}
@@ -100,8 +103,9 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     reader = (f" · read by the language model {_ms(read)}" if not spans and read is not None
               else " · short answer by the span reader" if spans and answer.short else "")
     dropped = f" · {len(answer.dropped)} generated sentence(s) dropped" if answer.dropped else ""
-    timing = (f'<div class="qa-timing">retrieval {_ms(answer.timings.get("retrieve_ms", 0.0))} · '
-              f'answer {_ms(answer.timings.get("answer_ms", 0.0))}{reader}{model}{dropped}</div>')
+    timing = (f'<div class="qa-timing">{_esc(KIND_NAMES.get(answer.kind, answer.kind))} · retrieval '
+              f'{_ms(answer.timings.get("retrieve_ms", 0.0))} · answer '
+              f'{_ms(answer.timings.get("answer_ms", 0.0))}{reader}{model}{dropped}</div>')
     if not answer.answered:
         why = _esc(answer.notice or "Nothing in the indexed articles answers this well enough.")
         # The closest articles by title only, folded: an off-topic question needs no passages.
@@ -110,10 +114,7 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
                    + "".join(f"<li>{t}</li>" for t in titles) + "</ul></details>") if titles else ""
         return (f'<div class="qa-a qa-not-covered"><div><b>⚠ {_esc(answer.text)}</b></div>'
                 f"<div>{why}</div>{closest}{timing}</div>")
-    body = _esc(answer.text)
-    if answer.short and _esc(answer.short) in body:
-        body = body.replace(_esc(answer.short), f"<strong>{_esc(answer.short)}</strong>", 1)
-    body = re.sub(r"&#91;(\d+)&#93;", r'<span class="qa-cite">[\1]</span>', body)
+    body = body_html(answer)
     short = f'<p class="qa-short">Short answer: <strong>{_esc(answer.short)}</strong></p>' \
         if answer.short else ""
     if answer.provisional:
@@ -128,6 +129,29 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     kind += " qa-still-reading" if answer.provisional else ""
     return (f'<div class="qa-a {kind}">{short}<div>{body}</div>{timing}'
             f'<div class="qa-sources"><div class="qa-src-title">Sources</div>{sources}</div></div>')
+
+
+def _marked(text: str, short: str | None = None) -> str:
+    """Escaped text, its short answer in bold and its [n] markers as citations."""
+    body = _esc(text)
+    if short and _esc(short) in body:
+        body = body.replace(_esc(short), f"<strong>{_esc(short)}</strong>", 1)
+    return re.sub(r"&#91;(\d+)&#93;", r'<span class="qa-cite">[\1]</span>', body)
+
+
+def body_html(answer: qa.Answer) -> str:
+    """The answer's text as the page lays it out: a yes/no verdict in bold first, a list's items as a
+    list, each side of a comparison under its name; else one paragraph."""
+    verdict = VERDICTS.get(answer.verdict or "", "")
+    lead = f'<strong class="qa-verdict">{_esc(verdict)}</strong> ' if verdict else ""
+    if not answer.parts:
+        return lead + _marked(answer.text.removeprefix(verdict).strip(), answer.short)
+    items = "".join(f"<li>{_marked(p.text)}</li>" for p in answer.parts if p.item)
+    sides = "".join(f'<p class="qa-side"><strong>{_esc(p.label)}:</strong> {_marked(p.text)}</p>'
+                    for p in answer.parts if p.label and not p.item)
+    rest = "".join(f"<p>{_marked(p.text, answer.short)}</p>" for p in answer.parts
+                   if not p.item and not p.label)
+    return lead + (f'<ul class="qa-list">{items}</ul>' if items else "") + sides + rest
 
 
 def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = None,
