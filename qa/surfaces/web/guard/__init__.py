@@ -20,8 +20,8 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from qa.config import Config
-from qa.surfaces.web.bodies import UPLOADS_PER_MINUTE, Bodies, Receive, Scope, Send, refuse
-from qa.surfaces.web.clients import API, Addresses, closed, forwarded_headers_off, user_of, who
+from qa.surfaces.web.guard.bodies import UPLOADS_PER_MINUTE, Bodies, Receive, Scope, Send, refuse
+from qa.surfaces.web.guard.clients import API, Addresses, closed, forwarded_headers_off, user_of, who
 from qa.surfaces.web.limits import Once
 from qa.surfaces.web.throttle import CLIENT_ADDRESS, shown
 

@@ -3,7 +3,7 @@
 Gradio logs a traceback for each call naming no function (and answers 500), sending fewer inputs
 than its function takes, or giving a file input anything but a file uploaded to its folder (say
 ``{"path": "/etc/hostname"}``): a signed-in user could flood the log that way. The guard
-(qa/surfaces/web/guard.py) refuses such calls with 422 and logs one line a minute per client.
+(qa/surfaces/web/guard/) refuses such calls with 422 and logs one line a minute per client.
 """
 
 from __future__ import annotations
