@@ -8,7 +8,9 @@
   GET requests open at once: event streams stay open, and no client may hold them without limit.
 - Files reach Gradio's temporary folder (``/gradio_api/upload``) only from users who may upload,
   at most UPLOADS_PER_MINUTE a minute each; others get 403 and nothing is stored (``bodies.py``).
-- Calls that would make Gradio log a traceback (``calls.py``) get 422 and one line.
+- Requests that would make Gradio log a traceback get a 4xx and one line a minute per client: every
+  route that runs a function of the page is checked against the function Gradio will run
+  (``calls.py``), and the others Gradio would fail on (``routes.py``).
 - Each request's client address is noted for the sign-in throttle (``throttle.py``): the socket's,
   or the one a proxy named in QA_TRUSTED_PROXIES puts in X-Forwarded-For (``clients.py``; uvicorn's
   own reading of that header is turned off by launch(), so no other sender can choose its address).
@@ -22,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from qa.config import Config
 from qa.surfaces.web.guard.bodies import UPLOADS_PER_MINUTE, Bodies, Receive, Scope, Send, refuse
 from qa.surfaces.web.guard.clients import API, Addresses, closed, forwarded_headers_off, user_of, who
+from qa.surfaces.web.guard.routes import unknown_stream
 from qa.surfaces.web.limits import Once
 from qa.surfaces.web.throttle import CLIENT_ADDRESS, shown
 
@@ -67,6 +70,13 @@ class Guard:
 
     async def _stream(self, scope: Scope, receive: Receive, send: Send, client: str) -> None:
         """A GET of Gradio's API (an event stream may stay open), within the client's open ones."""
+        why = unknown_stream(scope.get("app"), scope["path"], scope.get("query_string", b""))
+        if why is not None:
+            if self.told.first(f"malformed {client}"):
+                log.warning("malformed call refused for %s: %s (further ones in the next minute are not "
+                            "logged)", client[:80], why)
+            await refuse(send, 404, why)
+            return
         if self.streams.get(client, 0) >= STREAMS_PER_CLIENT:
             if self.told.first(client):
                 log.warning("open requests refused: %s holds %d open at once; refusals for the next minute "
