@@ -209,6 +209,10 @@ class Team:
     # The proxies (addresses or networks, comma-separated) whose X-Forwarded-For names the client;
     # empty: none, so no client can pick the address its sign-ins and limits are counted under.
     trusted_proxies: str = ""
+    # A sign-in ends after this many seconds without a request from it, and this many after it
+    # began, whatever it does: a token left in a browser or a log is not good for ever.
+    session_idle: float = 1800.0
+    session_lifetime: float = 28800.0
 
     def __post_init__(self) -> None:
         for proxy in filter(None, (p.strip() for p in self.trusted_proxies.split(","))):
@@ -217,3 +221,5 @@ class Team:
             except ValueError:
                 raise BadInput(f"QA_TRUSTED_PROXIES entry {proxy[:40]!r} is not an address or network; "
                                "write QA_TRUSTED_PROXIES=127.0.0.1 or 10.0.0.0/24") from None
+        if self.session_idle <= 0 or self.session_lifetime <= 0:
+            raise BadInput("QA_SESSION_IDLE and QA_SESSION_LIFETIME must be more than 0 seconds")

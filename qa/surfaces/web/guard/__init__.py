@@ -1,9 +1,12 @@
 """The chat server's front door: an ASGI middleware in front of Gradio's routes.
 
+- With sign-in on, a session ends after QA_SESSION_IDLE seconds without a request and
+  QA_SESSION_LIFETIME seconds after sign-in, and at sign-out whichever cookie names it; its open
+  streams end with it; its cookies are SameSite=Lax, and Secure over HTTPS (``sessions.py``).
+- With sign-in on, every ``/gradio_api/`` route and ``/openapi.json`` answer 401 before sign-in
+  (the login page needs none; Gradio leaves some open), but for the one call Gradio's launch() makes.
 - Request bodies are capped before Gradio reads them: 256 KB for the API (a question and its
   history need a few), the upload limit for files; more gets 413 (``bodies.py``).
-- With sign-in on, every ``/gradio_api/`` route answers 401 before sign-in (the login page needs
-  none; Gradio leaves some open), but for the one call Gradio's launch() makes, once.
 - A client (the signed-in user, else the address) holds at most STREAMS_PER_CLIENT ``/gradio_api/``
   GET requests open at once: event streams stay open, and no client may hold them without limit.
 - Files reach Gradio's temporary folder (``/gradio_api/upload``) only from users who may upload,
@@ -22,9 +25,10 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from qa.config import Config
-from qa.surfaces.web.guard.bodies import UPLOADS_PER_MINUTE, Bodies, Receive, Scope, Send, refuse
-from qa.surfaces.web.guard.clients import API, Addresses, closed, forwarded_headers_off, user_of, who
+from qa.surfaces.web.guard.bodies import UPLOADS_PER_MINUTE, Bodies, Message, Receive, Scope, Send, refuse
+from qa.surfaces.web.guard.clients import API, Addresses, closed, forwarded_headers_off, who
 from qa.surfaces.web.guard.routes import unknown_stream
+from qa.surfaces.web.guard.sessions import Sessions
 from qa.surfaces.web.limits import Once
 from qa.surfaces.web.throttle import CLIENT_ADDRESS, shown
 
@@ -34,14 +38,16 @@ log = logging.getLogger("qa.app")
 
 # A page holds two event streams open (the heartbeat, the queue's data), so this is 16 tabs.
 STREAMS_PER_CLIENT = 32
+SIGNED_OUT = "Not signed in, or the session has ended: sign in (POST /login, or reload the page)"
 
 
 class Guard:
-    """Body caps, upload rights and rate, and the client's address, for every HTTP request."""
+    """Sessions, body caps, upload rights and rate, the client's address: every HTTP request."""
 
     def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], config: Config) -> None:
         self.app, self.config = app, config
         self.addresses = Addresses(config.team.trusted_proxies)
+        self.sessions = Sessions(config.team.session_idle, config.team.session_lifetime)
         self.told = Once()
         self.bodies = Bodies(config, self.told)
         self.streams: dict[str, int] = {}  # open GET requests per client (none kept at 0)
@@ -52,24 +58,38 @@ class Guard:
             return
         address, proxy = self.addresses.of(scope)
         noted = CLIENT_ADDRESS.set((address, proxy))
-        path, user = scope["path"], user_of(scope)
-        api = path == API or path.startswith(API + "/")
-        client = f"user {user}" if user else f"address {shown(address, proxy)}"
         try:
-            if api and user is None and closed(scope):
-                await refuse(send, 401, "Not signed in: sign in first (POST /login)")
-            elif api and scope["method"] == "GET":
-                await self._stream(scope, receive, send, client)
-            elif scope["method"] == "POST":
-                if (checked := await self.bodies.checked(scope, receive, send, user, client)) is not None:
-                    await self.app(scope, checked, send)
-            else:
-                await self.app(scope, receive, send)
+            await self._dispatch(scope, receive, send, shown(address, proxy), bool(proxy))
         finally:
             CLIENT_ADDRESS.reset(noted)
 
-    async def _stream(self, scope: Scope, receive: Receive, send: Send, client: str) -> None:
-        """A GET of Gradio's API (an event stream may stay open), within the client's open ones."""
+    async def _dispatch(self, scope: Scope, receive: Receive, send: Send, address: str,
+                        proxied: bool) -> None:
+        """Refuse what may not pass; hand the rest to Gradio, watched as its kind needs."""
+        path, method = scope["path"], scope["method"]
+        token, user = self.sessions.current(scope)
+        client = f"user {user}" if user else f"address {address}"
+        if user is None and closed(scope):
+            await refuse(send, 401, SIGNED_OUT)
+        elif path.rstrip("/") == "/logout":
+            if (out := self.sessions.sign_out(scope)) is not None:
+                log.info("signed out: %r from %s (%d session%s ended)", out[0], address, out[1],
+                         "" if out[1] == 1 else "s")
+            await self.app(scope, receive, send)
+        elif method == "GET" and (path == API or path.startswith(API + "/")):
+            await self._stream(scope, receive, send, client, token)
+        elif method == "POST":
+            if (checked := await self.bodies.checked(scope, receive, send, user, client)) is not None:
+                if path.rstrip("/") == "/login":
+                    send = self.sessions.signing_in(scope, send)
+                await self.app(scope, checked, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send, client: str,
+                      token: str | None) -> None:
+        """A GET of Gradio's API (an event stream may stay open), within the client's open ones,
+        ended with its session."""
         why = unknown_stream(scope.get("app"), scope["path"], scope.get("query_string", b""))
         if why is not None:
             if self.told.first(f"malformed {client}"):
@@ -86,8 +106,28 @@ class Guard:
             return
         self.streams[client] = self.streams.get(client, 0) + 1
         try:
-            await self.app(scope, receive, send)
+            if token is None:
+                await self.app(scope, receive, send)
+            else:
+                await _finished(self.app, scope, self.sessions.receiving(token, receive), send)
         finally:
             self.streams[client] -= 1
             if not self.streams[client]:
                 del self.streams[client]
+
+
+async def _finished(app: Callable[[Scope, Receive, Send], Awaitable[None]], scope: Scope, receive: Receive,
+                    send: Send) -> None:
+    """Run app; a response it began and left open (its stream stopped at the session's end) is ended."""
+    state = {"started": False, "done": False}
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            state["started"] = True
+        await send(message)
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            state["done"] = True
+
+    await app(scope, receive, sending)
+    if state["started"] and not state["done"]:
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
