@@ -13,6 +13,7 @@ import httpx
 import pytest
 from net import USERS, signed_server
 
+import qa
 from qa.surfaces.web.guard import sessions
 
 BEAT = "gradio_api/heartbeat/tab-1"  # the event stream a page keeps open while it is open
@@ -40,6 +41,17 @@ def plain_cookie_only(url: str, user: str = "alice") -> tuple[httpx.Client, http
     plain = httpx.Client(timeout=30, cookies={c.name: c.value for c in client.cookies.jar
                                               if c.name.startswith("access-token-unsecure-")})
     return client, plain
+
+
+def test_session_times_are_seconds_over_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert (qa.Config().team.session_idle, qa.Config().team.session_lifetime) == (1800, 28800)
+    monkeypatch.setenv("QA_SESSION_IDLE", "600")
+    assert qa.Config.from_env().team.session_idle == 600
+    for name, value in (("QA_SESSION_IDLE", "0"), ("QA_SESSION_LIFETIME", "-1")):
+        monkeypatch.setenv(name, value)
+        with pytest.raises(ValueError, match="QA_SESSION_IDLE and QA_SESSION_LIFETIME must be more than 0"):
+            qa.Config.from_env()
+        monkeypatch.setenv(name, "60")
 
 
 def test_openapi_json_needs_sign_in(tmp_path: Path) -> None:
