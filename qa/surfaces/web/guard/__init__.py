@@ -1,5 +1,8 @@
 """The chat server's front door: an ASGI middleware in front of Gradio's routes.
 
+- A request a browser sends from a page of another origin (another port of this host too) is
+  refused with 403 before anything else when it could act for the user: any method but GET and
+  HEAD, sign-out, and any request naming that origin (a read through CORS) (``origins.py``).
 - With sign-in on, a session ends after QA_SESSION_IDLE seconds without a request and
   QA_SESSION_LIFETIME seconds after sign-in, and at sign-out whichever cookie names it; its open
   streams end with it; its cookies are SameSite=Lax, and Secure over HTTPS (``sessions.py``).
@@ -27,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from qa.config import Config
 from qa.surfaces.web.guard.bodies import UPLOADS_PER_MINUTE, Bodies, Message, Receive, Scope, Send, refuse
 from qa.surfaces.web.guard.clients import API, Addresses, closed, forwarded_headers_off, who
+from qa.surfaces.web.guard.origins import Origins
 from qa.surfaces.web.guard.routes import unknown_stream
 from qa.surfaces.web.guard.sessions import Sessions
 from qa.surfaces.web.limits import Once
@@ -38,15 +42,18 @@ log = logging.getLogger("qa.app")
 
 # A page holds two event streams open (the heartbeat, the queue's data), so this is 16 tabs.
 STREAMS_PER_CLIENT = 32
+FOREIGN = ("Refused: this request came from another web page ({}), not from the chat's own page. Open "
+           "the chat at its own address; a server reached at another one lists it in QA_ALLOWED_ORIGINS.")
 SIGNED_OUT = "Not signed in, or the session has ended: sign in (POST /login, or reload the page)"
 
 
 class Guard:
-    """Sessions, body caps, upload rights and rate, the client's address: every HTTP request."""
+    """Origins, sessions, body caps, upload rights and rate, the client's address: every HTTP request."""
 
     def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], config: Config) -> None:
         self.app, self.config = app, config
         self.addresses = Addresses(config.team.trusted_proxies)
+        self.origins = Origins(config.team.allowed_origins)
         self.sessions = Sessions(config.team.session_idle, config.team.session_lifetime)
         self.told = Once()
         self.bodies = Bodies(config, self.told)
@@ -69,7 +76,12 @@ class Guard:
         path, method = scope["path"], scope["method"]
         token, user = self.sessions.current(scope)
         client = f"user {user}" if user else f"address {address}"
-        if user is None and closed(scope):
+        if (origin := self.origins.foreign(scope, proxied)) is not None:
+            if self.told.first(f"origin {client}"):
+                log.warning("request from another origin refused for %s: %s %s from %s (further ones in the "
+                            "next minute are not logged)", client[:80], method, path[:80], origin)
+            await refuse(send, 403, FOREIGN.format(origin))
+        elif user is None and closed(scope):
             await refuse(send, 401, SIGNED_OUT)
         elif path.rstrip("/") == "/logout":
             if (out := self.sessions.sign_out(scope)) is not None:
