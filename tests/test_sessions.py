@@ -135,3 +135,28 @@ def test_session_cookies_are_lax_and_secure_behind_https(tmp_path: Path) -> None
         plain = cookies({})
         assert all("; SameSite=Lax" in c for c in plain)
         assert [c.startswith("access-token-unsecure-") for c in plain if "Secure" not in c] == [True]
+
+
+def test_a_streams_receive_loses_no_message_when_its_caller_gives_up(frozen: list[float]) -> None:
+    """Starlette asks "disconnected?" with a receive() in a cancelled scope: the message that then
+    arrives is the next receive()'s, not lost; once the session ends, receive() says disconnect."""
+    import asyncio
+
+    import anyio
+
+    async def run() -> list[dict]:
+        gate = sessions.Sessions(idle=60, lifetime=600)
+        gate.open["token"] = sessions.Session("alice", frozen[0], frozen[0], {"token": "alice"})
+        inbox: asyncio.Queue[dict] = asyncio.Queue()
+        await inbox.put({"type": "http.request", "body": b""})
+        ending = gate.receiving("token", inbox.get)
+        with anyio.CancelScope() as asked:
+            asked.cancel()
+            await ending()
+        got = [await asyncio.wait_for(ending(), 5)]
+        asyncio.get_running_loop().call_later(0.1, gate.end, "token", "signed out")
+        got.append(await asyncio.wait_for(ending(), 5))
+        ending.close()
+        return got
+
+    assert asyncio.run(run()) == [{"type": "http.request", "body": b""}, {"type": "http.disconnect"}]

@@ -121,7 +121,11 @@ class Guard:
             if token is None:
                 await self.app(scope, receive, send)
             else:
-                await _finished(self.app, scope, self.sessions.receiving(token, receive), send)
+                ending = self.sessions.receiving(token, receive)
+                try:
+                    await _finished(self.app, scope, ending, send)
+                finally:
+                    ending.close()
         finally:
             self.streams[client] -= 1
             if not self.streams[client]:

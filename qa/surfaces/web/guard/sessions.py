@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -109,28 +110,10 @@ class Sessions:
             self.end(each, "", tokens)
         return user, len(ending)
 
-    def receiving(self, token: str, receive: Receive) -> Receive:
+    def receiving(self, token: str, receive: Receive) -> Ending:
         """receive() for a session's open stream: the client's messages, then a disconnect once the
         session ends (Starlette stops the stream then, as when the client goes away)."""
-
-        async def receive_or_end() -> Message:
-            message: Message = DISCONNECT
-            async with anyio.create_task_group() as group:
-
-                async def from_client() -> None:
-                    nonlocal message
-                    message = await receive()
-                    group.cancel_scope.cancel()
-
-                async def at_end() -> None:
-                    await self._ending(token)
-                    group.cancel_scope.cancel()
-
-                group.start_soon(from_client)
-                group.start_soon(at_end)
-            return message
-
-        return receive_or_end
+        return Ending(self._ending(token), receive)
 
     async def _ending(self, token: str) -> None:
         """Return once the session has ended: signed out, or past its idle time or lifetime."""
@@ -160,6 +143,35 @@ class Sessions:
         if now - session.last >= self.idle:
             return f"no request for {span(self.idle)} (QA_SESSION_IDLE)"
         return ""
+
+
+class Ending:
+    """A stream's receive(): the client's next message, or a disconnect once the session has ended.
+
+    The client's receive() runs in a task of its own, kept until it gives a message: a caller that
+    gives up waiting (Starlette's is_disconnected() asks in a cancelled scope) loses nothing."""
+
+    def __init__(self, end: Awaitable[None], receive: Receive) -> None:
+        self.receive = receive
+        self.pending: asyncio.Future[Message] | None = None
+        self.ended: asyncio.Future[None] = asyncio.ensure_future(end)
+
+    async def __call__(self) -> Message:
+        if self.pending is None and not self.ended.done():
+            self.pending = asyncio.ensure_future(self.receive())
+        if self.pending is not None:
+            waits: list[asyncio.Future[Any]] = [self.pending, self.ended]
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            if self.pending.done():
+                message, self.pending = self.pending.result(), None
+                return message
+        return DISCONNECT
+
+    def close(self) -> None:
+        """Stop waiting for the session's end and the client (the request is over)."""
+        for task in (self.pending, self.ended):
+            if task is not None:
+                task.cancel()
 
 
 def token_of(scope: Scope) -> str | None:
