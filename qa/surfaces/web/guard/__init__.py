@@ -100,8 +100,7 @@ class Guard:
 
     async def _stream(self, scope: Scope, receive: Receive, send: Send, client: str,
                       token: str | None) -> None:
-        """A GET of Gradio's API (an event stream may stay open), within the client's open ones,
-        ended with its session."""
+        """A GET of Gradio's API (an event stream may stay open), within the client's open ones."""
         why = unknown_stream(scope.get("app"), scope["path"], scope.get("query_string", b""))
         if why is not None:
             if self.told.first(f"malformed {client}"):

@@ -22,8 +22,8 @@ NO_SUCH = "there is no function {}: /gradio_api/info lists them"
 
 
 def call_problem(app: Any, path: str, request: Any) -> str | None:
-    """Why a call cannot run, in one line; None for any other request (or a call Gradio itself
-    refuses without a traceback: data that is not a list, a field of the wrong type)."""
+    """Why a call of a function cannot run, in one line; None to let Gradio answer it."""
+    # None too for a call Gradio refuses without a traceback (data not a list, a field of the wrong type).
     match = CALLS.fullmatch(path)
     if match is None or not hasattr(app, "get_blocks") or not isinstance(request, dict):
         return None
@@ -108,10 +108,10 @@ def _paths(value: object) -> Iterator[str]:
 
 
 def _file_problem(path: str) -> str | None:
-    """Why a file input's path is not one Gradio will read: outside its upload folder (after links
-    and ..), the folder itself or another folder, a URL; or a name that begins with '.' in the
-    working folder, which Gradio refuses with a traceback (an upload folder under it: a server
-    started from / or /tmp)."""
+    """Why a file input's path is not a file Gradio will read from its upload folder; or None."""
+    # Outside the folder (after links and ..), the folder itself or another folder, a URL; or a
+    # name that begins with '.' under the working folder, which Gradio refuses with a traceback
+    # (its upload folder is under the working folder of a server started from / or /tmp).
     from gradio.utils import get_upload_folder
 
     folder = os.path.realpath(get_upload_folder())

@@ -95,9 +95,9 @@ def _client(forwarded: list[str], trusted: Callable[[str], bool]) -> str | None:
 
 
 def closed(scope: Scope) -> bool:
-    """True for a route that needs sign-in when it is on: Gradio's API and FastAPI's schema of it
-    (``/openapi.json``), but for the one call Gradio's start-up makes (once, when launch() starts
-    the server: open until then, like a port that is not yet listening)."""
+    """True for a route that needs sign-in, when it is on: Gradio's API and FastAPI's /openapi.json."""
+    # But for the one call Gradio's start-up makes (once, when launch() starts the server: open
+    # until then, like a port that is not yet listening).
     app, path = scope.get("app"), scope["path"].rstrip("/")
     if getattr(app, "auth", None) is None or not (path in (API, SCHEMA) or path.startswith(API + "/")):
         return False

@@ -33,8 +33,7 @@ class Origins:
         self.allowed = {normal(o) for o in allowed.split(",") if o.strip()}
 
     def foreign(self, scope: Scope, proxied: bool) -> str | None:
-        """The other page a browser says this request comes from, when it may not act from there
-        (None: the server's own page, an allowed one, or no browser's word against it)."""
+        """The other page a browser says sent this request, when it may not act from there; else None."""
         headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
         origin = headers.get(b"origin")
         if origin is None:
@@ -50,8 +49,8 @@ class Origins:
 
 
 def own(scope: Scope, headers: dict[bytes, str], proxied: bool) -> str:
-    """The origin the browser opened the chat at: the scheme (a trusted proxy's X-Forwarded-Proto
-    is in scope already) and the Host it asked for (a trusted proxy's X-Forwarded-Host first)."""
+    """The origin the browser opened the chat at: its scheme and the Host it asked for."""
+    # A trusted proxy's X-Forwarded-Proto is in scope already; its X-Forwarded-Host comes first.
     host = headers.get(b"host", "")
     if proxied and (forwarded := headers.get(b"x-forwarded-host", "").split(",")[0].strip()):
         host = forwarded

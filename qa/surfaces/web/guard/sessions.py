@@ -51,8 +51,7 @@ class Sessions:
         self.open: dict[str, Session] = {}
 
     def current(self, scope: Scope) -> tuple[str | None, str | None]:
-        """The request's session token and user, the session kept alive; (None, None) when it is
-        not signed in, or its session ended (now, when it was past its time)."""
+        """The request's session token and user, kept alive; (None, None) signed out or ended."""
         tokens, token = _tokens(scope), token_of(scope)
         if not token or token not in tokens:
             return None, None
@@ -97,8 +96,8 @@ class Sessions:
         return sending
 
     def sign_out(self, scope: Scope) -> tuple[str, int] | None:
-        """End the request's session, whichever cookie named it, or every one of its user's unless
-        ``?all_session=false`` (Gradio's own sign-out reads one of the two cookies); who and how many."""
+        """End the request's session (all its user's unless ?all_session=false); who, and how many ended."""
+        # Whichever cookie named it: Gradio's own sign-out of one session reads the Secure one only.
         tokens, token = _tokens(scope), token_of(scope)
         user = tokens.get(token) if token else None
         if token is None or user is None:
@@ -111,8 +110,8 @@ class Sessions:
         return user, len(ending)
 
     def receiving(self, token: str, receive: Receive) -> Ending:
-        """receive() for a session's open stream: the client's messages, then a disconnect once the
-        session ends (Starlette stops the stream then, as when the client goes away)."""
+        """receive() for a session's open stream: the client's messages, a disconnect once it ends."""
+        # At a disconnect Starlette stops the stream, as when the client goes away.
         return Ending(self._ending(token), receive)
 
     async def _ending(self, token: str) -> None:
@@ -146,10 +145,10 @@ class Sessions:
 
 
 class Ending:
-    """A stream's receive(): the client's next message, or a disconnect once the session has ended.
+    """A stream's receive(): the client's next message, or a disconnect once the session has ended."""
 
-    The client's receive() runs in a task of its own, kept until it gives a message: a caller that
-    gives up waiting (Starlette's is_disconnected() asks in a cancelled scope) loses nothing."""
+    # The client's receive() runs in a task of its own, kept until it gives a message: a caller that
+    # gives up waiting (Starlette's is_disconnected() asks in a cancelled scope) loses nothing.
 
     def __init__(self, end: Awaitable[None], receive: Receive) -> None:
         self.receive = receive
@@ -184,8 +183,8 @@ def token_of(scope: Scope) -> str | None:
 
 
 def hardened(cookie: str, secure: bool) -> str:
-    """A Set-Cookie value with SameSite=Lax (no other site's page sends it along) and Secure when
-    over HTTPS (no plain-HTTP request carries it); a deletion or any other attribute is kept."""
+    """A Set-Cookie value made SameSite=Lax, and Secure over HTTPS; its other attributes kept."""
+    # Lax: no other site's page sends it along. Secure: no plain-HTTP request carries it.
     name, *attributes = (part.strip() for part in cookie.split(";"))
     kept = [a for a in attributes if a.split("=")[0].strip().lower() not in ("samesite", "secure")]
     had = any(a.lower() == "secure" for a in attributes)
