@@ -1,12 +1,15 @@
-"""The tests' real servers and browser: a free loopback port, the chat app served on it, and
-Debian's Chromium opened on it (a test that needs it fails without it, saying how to install it)."""
+"""The tests' real servers and browser: a free loopback port, the chat app served on it (signed-in
+over the tiny articles, or over any engine), and Debian's Chromium opened on it (a test that needs
+it fails without it, saying how to install it)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import qa
@@ -39,6 +42,27 @@ def launched(start: Callable[[int], None]) -> int:
             if attempt == TRIES - 1:
                 raise
     raise AssertionError("unreachable")
+
+
+USERS = {"alice": "alice-pass-1", "bob": "bob-pass-2"}
+
+
+@contextlib.contextmanager
+def signed_server(tmp: Path, users: dict[str, str] | None = None, **settings: object) -> Iterator[str]:
+    """A signed-in chat server of its own over the tiny articles (its sign-in throttle, sessions and
+    log limits start empty): by default alice may upload, bob may not, and no rate limit."""
+    from conftest import DATA, FakeEmbedder
+
+    shutil.copytree(DATA, tmp / "seeds")
+    users = users or USERS
+    settings = {"uploaders": "alice", "rate": 0, "auth": ",".join(f"{u}:{p}" for u, p in users.items()),
+                **settings}
+    config = qa.Config.of(seeds_dir=tmp / "seeds", index_dir=tmp / "index", chunk_size=200, chunk_overlap=40,
+                          min_evidence=0.3, reader="spans", **settings)
+    engine = qa.QA(config, embedder=FakeEmbedder())
+    engine.build()
+    with serving(engine) as url:
+        yield url
 
 
 @contextlib.contextmanager

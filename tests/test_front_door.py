@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import shutil
 import time
 import uuid
 from collections.abc import Iterator
@@ -15,27 +14,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import DATA, FakeEmbedder
-from net import serving
+from net import USERS, signed_server
 
 import qa
 from qa.surfaces.web import throttle
 
-USERS = {"alice": "alice-pass-1", "bob": "bob-pass-2"}
 SPRAY = throttle.FREE_ADDRESS + 2  # wrong sign-ins, each for a name of its own: just past the address's
-
-
-@contextlib.contextmanager
-def signed_server(tmp: Path, **settings: object) -> Iterator[str]:
-    """A signed-in chat server of its own (its sign-in throttle starts empty)."""
-    shutil.copytree(DATA, tmp / "seeds")
-    config = qa.Config.of(seeds_dir=tmp / "seeds", index_dir=tmp / "index", chunk_size=200, chunk_overlap=40,
-                       min_evidence=0.3, reader="spans", rate=0, uploaders="alice",
-                       auth=",".join(f"{u}:{p}" for u, p in USERS.items()), **settings)
-    engine = qa.QA(config, embedder=FakeEmbedder())
-    engine.build()
-    with serving(engine) as url:
-        yield url
 
 
 @pytest.fixture

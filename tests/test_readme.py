@@ -1,5 +1,6 @@
 """The README's examples, run as written in a fresh project: the shipped seeds, their dates, the
-command lines (each bracketed option too), both Python blocks and the chat's own command line."""
+command lines (each bracketed option too), both Python blocks and the chat's own command line; and
+no page of the docs tells the reader to stop every Ray on the machine."""
 
 from __future__ import annotations
 
@@ -188,3 +189,15 @@ def test_the_python_blocks_run_as_written(project: Path) -> None:
     finally:
         server.terminate()
         server.wait(60)
+
+
+def test_no_page_tells_the_reader_to_run_ray_stop() -> None:
+    """`ray stop` stops every Ray process on the machine, another cluster's too: the docs stop theirs
+    by its own process (`kill $ray`) and name `ray stop` only to warn of it."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    told = {}
+    for page in pages:
+        text = " ".join(page.read_text("utf-8").split())
+        told[page.name] = [text[m.start():m.end() + 30] for m in re.finditer(r"ray stop", text)
+                           if " every " not in text[m.end():m.end() + 30]]
+    assert {name: found for name, found in told.items() if found} == {}

@@ -1,9 +1,12 @@
 """`qa serve`'s service without a cluster: its bearer token, its body limit read no further than
-needed, deeply nested JSON, and the refusal to serve a public address without a token."""
+needed, deeply nested JSON, malformed history, and the refusal to serve a public address without a
+token."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 
 import pytest
 from click.testing import CliRunner
@@ -74,6 +77,25 @@ def test_deeply_nested_json_is_a_400() -> None:
         with pytest.raises(serve.BadRequest) as refused:
             serve.parse(body[: serve.MAX_BODY])
         assert refused.value.status == 400
+
+
+def test_a_malformed_history_answer_is_a_400_not_a_traceback(fake_qa: qa.QA,
+                                                            caplog: pytest.LogCaptureFixture) -> None:
+    """A history answer given as an /ask reply whose fields are not what /ask gives (the third
+    security review: {"query": 5} answered 500 with a traceback in the log)."""
+    fake_qa.build()
+    service = serve.QAService.__new__(serve.QAService)
+    service.token, service.engine = "", fake_qa
+    error = ('"history" answers\' "query" and "short" must be strings (or null) and "answered" true or '
+             "false, as /ask replies give them")
+    with caplog.at_level(logging.INFO):
+        for answer in ({"query": 5}, {"short": ["Shaheen"]}, {"query": {"q": 1}}, {"answered": "no"}):
+            body = json.dumps({"question": "What did he say?", "history": [["Who spoke?", answer]]})
+            assert service.respond("POST", "/ask", body.encode()) == (400, {"error": error}), answer
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info] == []
+    reply = {"query": "Who spoke?", "short": None}
+    fine = {"question": "What did he say?", "history": [["Who spoke?", reply]]}
+    assert service.respond("POST", "/ask", json.dumps(fine).encode())[0] == 200
 
 
 def test_a_public_host_needs_a_token(tmp_path) -> None:

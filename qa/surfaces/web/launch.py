@@ -8,8 +8,7 @@ import gradio as gr
 
 import qa
 from qa.surfaces.web.auth import sign_in
-from qa.surfaces.web.clients import forwarded_headers_off
-from qa.surfaces.web.guard import Guard
+from qa.surfaces.web.guard import Guard, forwarded_headers_off
 
 # Gradio refuses bigger files before they reach us (and before they fill its temp folder);
 # between this and MAX_UPLOAD_BYTES our own one-line message says what the limit is.

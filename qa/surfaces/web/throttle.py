@@ -33,7 +33,7 @@ REMEMBER = 30 * 86400.0
 # Names and addresses remembered at most; beyond, the least recently failed are forgotten.
 MAX_KEYS = 10_000
 # The client's address for the request being handled, and the trusted proxy that forwarded it
-# ("" when it came straight from the client): set by qa/surfaces/web/guard.py for each request.
+# ("" when it came straight from the client): set by qa/surfaces/web/guard/ for each request.
 CLIENT_ADDRESS: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar(
     "qa_client_address", default=("unknown", ""))
 

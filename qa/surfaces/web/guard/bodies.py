@@ -1,5 +1,5 @@
 """Request bodies before Gradio reads them: capped, uploads only from who may upload and at a
-bounded rate, and calls that would make Gradio log a traceback refused (qa/surfaces/web/calls.py)."""
+bounded rate, and requests that would make Gradio log a traceback refused (``routes.py``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from qa.articles.uploads import may_upload
 from qa.config import Config
-from qa.surfaces.web.calls import problem
+from qa.surfaces.web.guard.routes import problem
 from qa.surfaces.web.limits import Once, RateLimited, RateLimiter
 
 log = logging.getLogger("qa.app")

@@ -1,5 +1,5 @@
 """Who a request comes from: the client's address (a trusted proxy's X-Forwarded-For, or the
-socket's), the signed-in user from Gradio's session cookie, and who is asking, for logs and limits."""
+socket's), and who is asking, for logs and limits; which routes need sign-in."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 Scope = MutableMapping[str, Any]
 API = "/gradio_api"
+SCHEMA = "/openapi.json"  # FastAPI's description of every route, Gradio's included
 # The header that tells the chat's handlers which trusted proxy forwarded a request (a client's
 # own is dropped): they log it beside the client's address.
 VIA = b"x-qa-via-proxy"
@@ -94,21 +95,10 @@ def _client(forwarded: list[str], trusted: Callable[[str], bool]) -> str | None:
 
 
 def closed(scope: Scope) -> bool:
-    """True when sign-in is on and the route is not the one Gradio's start-up calls (once, when
-    launch() starts the server: open until then, like a port that is not yet listening)."""
-    app = scope.get("app")
-    if getattr(app, "auth", None) is None:
+    """True for a route that needs sign-in, when it is on: Gradio's API and FastAPI's /openapi.json."""
+    # But for the one call Gradio's start-up makes (once, when launch() starts the server: open
+    # until then, like a port that is not yet listening).
+    app, path = scope.get("app"), scope["path"].rstrip("/")
+    if getattr(app, "auth", None) is None or not (path in (API, SCHEMA) or path.startswith(API + "/")):
         return False
-    started = getattr(app, "startup_events_triggered", True)
-    return started or scope["path"].rstrip("/") != API + "/startup-events"
-
-
-def user_of(scope: Scope) -> str | None:
-    """The signed-in user of a request, from Gradio's session cookie (None: not signed in)."""
-    from starlette.requests import cookie_parser
-
-    app = scope.get("app")
-    raw = dict(scope.get("headers") or []).get(b"cookie", b"").decode("latin-1")
-    cookies, cookie_id = cookie_parser(raw), getattr(app, "cookie_id", None)
-    token = cookies.get(f"access-token-{cookie_id}") or cookies.get(f"access-token-unsecure-{cookie_id}")
-    return getattr(app, "tokens", {}).get(token) if token else None
+    return getattr(app, "startup_events_triggered", True) or path != API + "/startup-events"
