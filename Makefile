@@ -25,11 +25,14 @@ SHELL := /bin/bash
 BEGAN = date +%s > $(VENV)/.step
 DONE = @echo "      done in $$(( $$(date +%s) - $$(cat $(VENV)/.step) )) s"
 
-# The reader's runtime (qa/llm/build.py): xllamacpp compiled for this CPU's instruction sets,
-# smoke-tested, cached in ~/.cache/qa/wheels/; RUNTIME=prebuilt installs the prebuilt wheel
-# (AVX2 only) and compiles nothing, e.g. on a machine without a compiler.
-RUNTIME ?= built
-RUNTIME_FLAG = $(if $(filter prebuilt,$(RUNTIME)),--prebuilt)
+# The reader's runtime (qa/llm/build.py, qa/llm/selected.py): the prebuilt xllamacpp wheel (AVX2)
+# answers from the start; xllamacpp compiled for this CPU's instruction sets (about 1.5x faster
+# with AVX-512; 24 minutes on 2 cores) is built once per machine, smoke-tested, cached in
+# ~/.cache/qa/wheels/ and used from the next start. RUNTIME=background (the default) compiles it in
+# a process of its own at the lowest priority and goes on; RUNTIME=built waits for it;
+# RUNTIME=prebuilt compiles nothing (the default in CI, which never waits for a compile).
+RUNTIME ?= $(if $(CI),prebuilt,background)
+RUNTIME_FLAG = $(if $(filter prebuilt,$(RUNTIME)),--prebuilt,$(if $(filter background,$(RUNTIME)),--background))
 
 .PHONY: setup chat test index bench scale eval eval-extra lint browser cluster-bench runtime
 
@@ -37,7 +40,7 @@ RUNTIME_FLAG = $(if $(filter prebuilt,$(RUNTIME)),--prebuilt)
 # would pull CUDA), then the project.
 $(STAMP): pyproject.toml requirements-nlp.txt requirements-reader.txt
 	@test -x $(PY) || python3 -m venv $(VENV)
-	@echo "Setting up $(VENV)/ (about 2 minutes with pip's cache filled; the first time on a machine, step 6 compiles llama.cpp for its CPU: 24 to 45 minutes measured on 2 cores)…"
+	@echo "Setting up $(VENV)/ (about 2 minutes with pip's cache filled; llama.cpp for this CPU is then compiled in the background, once per machine)…"
 	@date +%s > $(VENV)/.began
 	@echo "[1/6] torch 2.13.0 (CPU build)"; $(BEGAN)
 	@if [ -n "$(TORCH_INDEX)" ] && $(PY) -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=5)" 2>/dev/null; \
@@ -56,7 +59,7 @@ $(STAMP): pyproject.toml requirements-nlp.txt requirements-reader.txt
 	@echo "[5/6] joining the reader's model into ~/.cache/qa/models/ (once per machine)"; $(BEGAN)
 	@$(VENV)/bin/qa install-reader
 	$(DONE)
-	@echo "[6/6] the reader's runtime: llama.cpp built for this CPU (once per machine, then cached)"; $(BEGAN)
+	@echo "[6/6] the reader's runtime: the prebuilt one now, llama.cpp built for this CPU once it is (RUNTIME=$(RUNTIME))"; $(BEGAN)
 	@$(PY) -m qa.llm.build $(RUNTIME_FLAG)
 	$(DONE)
 	@echo "Set up in $$(( $$(date +%s) - $$(cat $(VENV)/.began) )) s."
@@ -86,9 +89,10 @@ $(EVAL_STAMP): $(STAMP)
 
 setup: $(STAMP)
 
-# Step 6 alone, again: seconds with the wheel cached (e.g. `make runtime RUNTIME=prebuilt`).
+# The runtime built for this CPU, waiting for it (24 minutes on 2 cores the first time, at low
+# priority; seconds once cached); `make runtime RUNTIME=prebuilt` goes back to the prebuilt wheel.
 runtime: $(STAMP)
-	@$(PY) -m qa.llm.build $(RUNTIME_FLAG)
+	@$(PY) -m qa.llm.build $(if $(filter prebuilt,$(RUNTIME)),--prebuilt)
 
 # The browser tests drive Debian's Chromium at /usr/bin/chromium (tests/net.py), and fail without it.
 CHROMIUM := /usr/bin/chromium

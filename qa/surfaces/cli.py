@@ -40,6 +40,7 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
       qa ask "Who is the Taliban's spokesman?" --json
       qa chat
       qa hash-password alice >> users.txt     (then QA_AUTH_FILE=users.txt python app.py)
+      qa runtime
     """
     # Articles' text is printed: nothing in it may drive the terminal (an escape sequence in a title).
     sys.stdout, sys.stderr = Printable.wrap(sys.stdout), Printable.wrap(sys.stderr, keep="\r")
@@ -240,3 +241,17 @@ def hash_password_cmd(user: str, from_stdin: bool) -> None:
 
 
 main.add_command(serve)
+
+
+@main.command()
+@click.pass_context
+def runtime(ctx: click.Context) -> None:
+    """Say which llama.cpp build reads the answers, and how to get the faster one.
+
+    \b
+    Examples:
+      qa runtime
+    """
+    from qa.llm.selected import describe
+
+    click.echo(f"runtime: {describe(ctx.obj['config'].cache_dir)}")
