@@ -34,7 +34,7 @@ DONE = @echo "      done in $$(( $$(date +%s) - $$(cat $(VENV)/.step) )) s"
 RUNTIME ?= $(if $(CI),prebuilt,background)
 RUNTIME_FLAG = $(if $(filter prebuilt,$(RUNTIME)),--prebuilt,$(if $(filter background,$(RUNTIME)),--background))
 
-.PHONY: setup chat test index bench scale eval eval-extra lint browser cluster-bench runtime
+.PHONY: setup chat test test-extras index bench scale eval eval-extra lint browser cluster-bench runtime
 
 # What `make chat` needs: torch first (the CPU build on this disk; a plain requirement
 # would pull CUDA), then the project.
@@ -110,7 +110,10 @@ chat: index
 # FAST=1: the tests that need no real model, server or browser (docs/development.md), in three
 # processes: most of them wait on a socket or a fake model, so three fill two cores.
 test: $(TEST_STAMP) browser
-	$(PY) -m pytest -q $(if $(FAST),-m "not slow" -n 3)
+	$(PY) -m pytest -q $(if $(FAST),-m "not slow" -n 3) $(PYTEST_ARGS)
+
+# The test extras alone (CI times each step: .ci/run).
+test-extras: $(TEST_STAMP)
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check qa tests eval app.py

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import itertools
+import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import hypothesis  # noqa: F401 - before Ray's threads: imported at the summary after them, 3.11's parser can fail
@@ -140,6 +143,71 @@ def model_cache(onnx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("QA_READER", "lm")
     monkeypatch.setenv("QA_READ_TIMEOUT", str(REAL_READ_TIMEOUT))
     return onnx_cache
+
+
+class Replies:
+    """The real model's replies in this run, per runtime: the first reading of a prompt is always
+    real, and a repeat (the same runtime, messages and settings) is answered from here, its pieces
+    streamed again; a reading that was stopped is never kept, and one asked to stop is read again."""
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple, tuple[object, tuple[str, ...]]] = {}
+        self.runtimes = itertools.count()
+        self.read = self.repeated = 0
+
+    def complete(self, real, runtime, messages, max_tokens=16, stop=(), grammar=None, top_logprobs=0,
+                 on_text=None, give_up=None):  # the signature of qa.llm.base.Runtime.complete
+        from qa.llm.queue import current_stop
+
+        give_up = give_up or current_stop()
+        mine = runtime.__dict__.setdefault("_replies_key", next(self.runtimes))  # another runtime reads anew
+        key = (mine, json.dumps(messages), max_tokens, tuple(stop), grammar, top_logprobs)
+        if key in self.kept and not (give_up and give_up()):
+            self.repeated += 1
+            completion, pieces = self.kept[key]
+            for piece in pieces if on_text else ():
+                on_text(piece)
+            return completion
+        pieces: list[str] = []
+        stopped: list[bool] = []
+
+        def hear(piece: str) -> None:
+            pieces.append(piece)
+            on_text(piece)
+
+        def asked_to_stop() -> bool:
+            stopped.append(give_up())
+            return stopped[-1]
+
+        # Called as it was: a reading nobody streams or stops takes the runtime's own unstreamed path.
+        completion = real(runtime, messages, max_tokens, stop, grammar, top_logprobs,
+                          hear if on_text else None, asked_to_stop if give_up else None)
+        self.read += 1
+        if not any(stopped):
+            self.kept[key] = (completion, tuple(pieces) or (completion.text,))
+        return completion
+
+
+REPLIES = Replies()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _replies_within_the_run() -> Iterator[Replies]:
+    """Every in-process real runtime answers a prompt it already read in this run from REPLIES."""
+    from qa.llm.llama import LlamaRuntime
+
+    real = LlamaRuntime.complete
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LlamaRuntime, "complete", lambda runtime, *args, **kwargs: REPLIES.complete(
+            real, runtime, *args, **kwargs))
+        yield REPLIES
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many of the real model's replies were read, and how many repeated from this run's cache."""
+    if REPLIES.read:
+        terminalreporter.write_line(f"the real model: {REPLIES.read} prompts read, {REPLIES.repeated} "
+                                    "repeats answered from this run's replies")
 
 
 @pytest.fixture(scope="session")

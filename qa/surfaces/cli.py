@@ -17,7 +17,7 @@ from qa.surfaces.add import add
 from qa.surfaces.console import Printable, UserError, byline, json_text, print_answer
 from qa.surfaces.console import engine as _engine
 from qa.surfaces.console import run as _run
-from qa.surfaces.install import install_reader
+from qa.surfaces.install import install_reader, runtime
 
 
 @click.group()
@@ -71,6 +71,7 @@ def _dates(command):
 
 main.add_command(add)
 main.add_command(install_reader)
+main.add_command(runtime)
 
 
 @main.command()
@@ -242,16 +243,3 @@ def hash_password_cmd(user: str, from_stdin: bool) -> None:
 
 main.add_command(serve)
 
-
-@main.command()
-@click.pass_context
-def runtime(ctx: click.Context) -> None:
-    """Say which llama.cpp build reads the answers, and how to get the faster one.
-
-    \b
-    Examples:
-      qa runtime
-    """
-    from qa.llm.selected import describe
-
-    click.echo(f"runtime: {describe(ctx.obj['config'].cache_dir)}")
