@@ -41,9 +41,11 @@ import time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from eval.paths import MissingData, add_publish, out_dir, rtqa_file
-from eval.quality import calibrate
-from eval.report import figures, markdown
+from eval.paths import MissingData, add_publish, out_dir, require_eval_extra, rtqa_file
+
+require_eval_extra()  # every command ends by drawing the report: one line before any traceback
+from eval.quality import calibrate  # noqa: E402
+from eval.report import figures, markdown  # noqa: E402
 
 # Commands run by a module's own main(), with the file each writes.
 DELEGATED = {"bench": ("eval.perf.bench", "bench.json"), "scale": ("eval.perf.scale", "scale.json"),

@@ -43,6 +43,15 @@ def add_publish(parser: argparse.ArgumentParser) -> None:
                         help="write into eval/results/ (the published figures) instead of eval/runs/")
 
 
+def require_eval_extra() -> None:
+    """Exit with one line naming the fix when the eval extra (matplotlib, the report's charts) is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise SystemExit("error: python -m eval needs the eval extra (matplotlib, for the report's charts), "
+                         "which `make chat` does not install: run `make eval-extra` once") from None
+
+
 class MissingData(Exception):
     """A benchmark folder that is not on this machine; the message says where it is looked for."""
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import itertools
+import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import hypothesis  # noqa: F401 - before Ray's threads: imported at the summary after them, 3.11's parser can fail
@@ -22,6 +25,11 @@ _XDG = tempfile.mkdtemp(prefix="qa-tests-cache-")
 atexit.register(shutil.rmtree, _XDG, True)
 os.environ["XDG_CACHE_HOME"] = _XDG
 os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(_XDG, "hypothesis")  # not the repo's .hypothesis/
+# Under pytest-xdist (`make test`: three processes on two cores) each reading runs on one thread:
+# llama.cpp's threads wait for one another by spinning, and two processes' threads spinning on
+# two cores wait on each other's time slices.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("QA_READER_THREADS", "1")
 # Seconds a real-model test's question may wait for the model: a loaded 2-core machine is slow,
 # and a question past QA_READ_TIMEOUT is answered by the span reader (the tests say which read).
 REAL_READ_TIMEOUT = 600.0
@@ -113,21 +121,29 @@ def _qa_logger_as_found() -> None:
 
 @pytest.fixture(scope="session")
 def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A private model cache: the ONNX exports (about 15 s), made once by the first test that needs
-    them, and the reader's language model linked in read-only from the machine's cache (`make
-    setup` joins it there) when it is installed; the environment is left alone (see
-    ``model_cache``)."""
+    """A private model cache: the ONNX exports (about 15 s), made once in the run by the first test
+    that needs them (under pytest-xdist, one worker makes them while the others wait on its lock),
+    and the reader's language model linked in read-only from the machine's cache (`make setup` joins
+    it there) when it is installed; the environment is left alone (see ``model_cache``)."""
+    from filelock import FileLock
+
     from qa.embedding.export import export_onnx
     from qa.llm.model_file import packaged_path
 
-    root = tmp_path_factory.mktemp("model-cache")
-    export_onnx(root)
-    machine = packaged_path(MACHINE_CACHE)
-    if machine.is_file():
-        (root / "models").mkdir()
-        for path in (machine, machine.with_name(machine.name + ".verified")):
-            if path.is_file():
-                (root / "models" / path.name).symlink_to(path)
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "model-cache"
+    with FileLock(f"{root}.lock"):
+        if not (root / ".made").is_file():
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir()
+            export_onnx(root)
+            machine = packaged_path(MACHINE_CACHE)
+            if machine.is_file():
+                (root / "models").mkdir()
+                for path in (machine, machine.with_name(machine.name + ".verified")):
+                    if path.is_file():
+                        (root / "models" / path.name).symlink_to(path)
+            (root / ".made").touch()
     return root
 
 
@@ -142,13 +158,89 @@ def model_cache(onnx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return onnx_cache
 
 
+class Replies:
+    """The real model's replies in this run, per runtime: the first reading of a prompt is always
+    real, and a repeat (the same runtime, messages and settings) is answered from here, its pieces
+    streamed again; a reading that was stopped is never kept, and one asked to stop is read again."""
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple, tuple[object, tuple[str, ...]]] = {}
+        self.runtimes = itertools.count()
+        self.read = self.repeated = 0
+        self.replay = True  # off in a test marked real_reading: it watches the page while the model reads
+
+    def complete(self, real, runtime, messages, max_tokens=16, stop=(), grammar=None, top_logprobs=0,
+                 on_text=None, give_up=None):  # the signature of qa.llm.base.Runtime.complete
+        from qa.llm.queue import current_stop
+
+        give_up = give_up or current_stop()
+        mine = runtime.__dict__.setdefault("_replies_key", next(self.runtimes))  # another runtime reads anew
+        key = (mine, json.dumps(messages), max_tokens, tuple(stop), grammar, top_logprobs)
+        if self.replay and key in self.kept and not (give_up and give_up()):
+            self.repeated += 1
+            completion, pieces = self.kept[key]
+            for piece in pieces if on_text else ():
+                on_text(piece)
+            return completion
+        pieces: list[str] = []
+        stopped: list[bool] = []
+
+        def hear(piece: str) -> None:
+            pieces.append(piece)
+            on_text(piece)
+
+        def asked_to_stop() -> bool:
+            stopped.append(give_up())
+            return stopped[-1]
+
+        # Called as it was: a reading nobody streams or stops takes the runtime's own unstreamed path.
+        completion = real(runtime, messages, max_tokens, stop, grammar, top_logprobs,
+                          hear if on_text else None, asked_to_stop if give_up else None)
+        self.read += 1
+        if not any(stopped):
+            self.kept[key] = (completion, tuple(pieces) or (completion.text,))
+        return completion
+
+
+REPLIES = Replies()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _replies_within_the_run() -> Iterator[Replies]:
+    """Every in-process real runtime answers a prompt it already read in this run from REPLIES."""
+    from qa.llm.llama import LlamaRuntime
+
+    real = LlamaRuntime.complete
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LlamaRuntime, "complete", lambda runtime, *args, **kwargs: REPLIES.complete(
+            real, runtime, *args, **kwargs))
+        yield REPLIES
+
+
+@pytest.fixture(autouse=True)
+def _real_reading(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test marked real_reading has every prompt read by the model, none replayed."""
+    REPLIES.replay = request.node.get_closest_marker("real_reading") is None
+    yield
+    REPLIES.replay = True
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many of the real model's replies were read, and how many repeated from this run's cache."""
+    if REPLIES.read:
+        terminalreporter.write_line(f"the real model: {REPLIES.read} prompts read, {REPLIES.repeated} "
+                                    "repeats answered from this run's replies")
+
+
 @pytest.fixture(scope="session")
 def real_runtime(onnx_cache: Path):  # qa.llm.llama.LlamaRuntime
-    """The reader's real language model, loaded once for the session; every engine over
-    ``onnx_cache`` shares it (one runtime per model file in a process)."""
+    """The reader's real language model, loaded once for the session with the reader's fixed
+    instruction in its cache, as an engine loads it: every engine over ``onnx_cache`` in this
+    process gets this same runtime (one per model file and settings)."""
     from qa.llm.runtimes import configured_runtime
+    from qa.readers.lm.prompt import default_prompt
 
-    return configured_runtime(Config.of(cache_dir=onnx_cache))
+    return configured_runtime(Config.from_env(cache_dir=onnx_cache), default_prompt().warm_messages())
 
 
 @pytest.fixture(scope="session")
@@ -188,3 +280,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if REAL & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)
+        # With `--dist loadgroup` (make test) a file runs in one process, so its module's servers
+        # start once; the files that start Ray clusters share one, so no two clusters run at once.
+        item.add_marker(pytest.mark.xdist_group("ray" if item.get_closest_marker("cluster")
+                                                else item.nodeid.split("::")[0]))

@@ -203,6 +203,7 @@ def cited(page: Page) -> list[str]:
 
 @pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.real_reading  # what the reply shows while the model reads
 def test_the_short_answer_follows_the_cited_sentences(page: Page) -> None:
     new_chat(page)
     # What the reply showed while the model read, however briefly: recorded as the page changes.

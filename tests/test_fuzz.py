@@ -22,7 +22,7 @@ from reading import no_fallback
 import qa
 from qa.surfaces.cli import main
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]  # up to 60 questions read by the model
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]  # up to 30 questions read by the model
 SEEDS = Path(__file__).parent.parent / "seeds"
 # EMPTY is the only refusal a question of any text may get: anything else (a crash, a generic
 # error, an exception of another type) fails the test.
@@ -62,7 +62,7 @@ def _exact(index, passages: list) -> None:  # qa.index.Index
         assert index.articles[source].text[start:end] == text
 
 
-@fuzz(60)
+@fuzz(30)
 @given(question=questions(ANY_CHAR))
 @example(question=DIGITS)
 def test_any_question_through_answer(real_qa: qa.QA, question: str) -> None:
@@ -76,7 +76,7 @@ def test_any_question_through_answer(real_qa: qa.QA, question: str) -> None:
     json.dumps(answer.to_dict())
 
 
-@fuzz(40)
+@fuzz(20)
 @given(question=questions(ANY_CHAR))
 @example(question=DIGITS)
 def test_any_question_through_the_cli(real_qa: qa.QA, question: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -120,7 +120,7 @@ def api(real_qa: qa.QA) -> Iterator[tuple]:
         logging.getLogger().removeHandler(logged)
 
 
-@fuzz(30)
+@fuzz(15)
 @given(question=questions(JSON_CHAR), history=st.lists(st.text(JSON_CHAR, max_size=50), max_size=3))
 @example(question=DIGITS, history=[])
 @example(question="Which agency did he speak to?", history=["Who is the Taliban's spokesman in 2020?"])
@@ -170,7 +170,7 @@ REFUSED = re.compile(r"fuzz_\d+\.txt: (the file is empty; add some text|the file
                      r"|not valid UTF-8 \(byte \d+\); re-save the file as UTF-8 text)")
 
 
-@fuzz(40)
+@fuzz(20)
 @given(data=UPLOADS)
 def test_any_bytes_as_an_upload(uploader: qa.QA, data: bytes) -> None:
     name = f"fuzz_{next(_names)}.txt"

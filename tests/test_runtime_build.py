@@ -72,9 +72,14 @@ class Steps:
         monkeypatch.setattr(wheel, "build", self.build)
         monkeypatch.setattr(wheel, "smoke", self.smoke)
         monkeypatch.setattr(wheel, "install", self.install)
+        monkeypatch.setattr(build, "select", self.select)
 
     def install(self, python: str, made: Path | None) -> bool:
         self.installed.append(made.name if made else None)
+        return True
+
+    def select(self, wheels: Path, made: Path, name: str) -> bool:
+        self.installed.append(made.name)  # used from the next start, as if installed
         return True
 
     def build(self, name: str, cmake: tuple, patched: bool, cache: Path, out: Path, say: object) -> Path:

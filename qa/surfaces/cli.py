@@ -17,7 +17,7 @@ from qa.surfaces.add import add
 from qa.surfaces.console import Printable, UserError, byline, json_text, print_answer
 from qa.surfaces.console import engine as _engine
 from qa.surfaces.console import run as _run
-from qa.surfaces.install import install_reader
+from qa.surfaces.install import install_reader, runtime
 
 
 @click.group()
@@ -40,6 +40,7 @@ def main(ctx: click.Context, seeds: str | None, index_dir: str | None, verbose: 
       qa ask "Who is the Taliban's spokesman?" --json
       qa chat
       qa hash-password alice >> users.txt     (then QA_AUTH_FILE=users.txt python app.py)
+      qa runtime
     """
     # Articles' text is printed: nothing in it may drive the terminal (an escape sequence in a title).
     sys.stdout, sys.stderr = Printable.wrap(sys.stdout), Printable.wrap(sys.stderr, keep="\r")
@@ -70,6 +71,7 @@ def _dates(command):
 
 main.add_command(add)
 main.add_command(install_reader)
+main.add_command(runtime)
 
 
 @main.command()
@@ -240,3 +242,4 @@ def hash_password_cmd(user: str, from_stdin: bool) -> None:
 
 
 main.add_command(serve)
+

