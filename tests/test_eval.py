@@ -156,7 +156,8 @@ def test_rtqa_two_questions(tmp_path: Path, real_qa, model_cache: Path) -> None:
     # What the model read and wrote, from the answer's trace: its tokens and calibration features;
     # its sentences say "European", never the gold token "Europe".
     assert charger["lm"]["prompt_tokens"] > 0 and "logprob" in charger["lm"] and not charger["gold_given"]
-    assert charger["span_short"] and "mc_spans" not in charger
+    # The model read, so the span reader did not: no span of its own is recorded.
+    assert charger["reader"] == "lm" and charger["span_short"] is None and "mc_spans" not in charger
     result = rtqa_summary.summarize(records)
     assert result["scored"] == 2 and result["answered_at_threshold"] == 0.5
     assert result["answer_bearing"] == 0.0  # "European" is not the gold token "Europe"

@@ -27,7 +27,7 @@ def test_an_unsure_reading_cites_its_sentence_and_hides_the_phrase(real_qa: QA) 
     trace = answer.trace
     read_by_model(answer)
     assert trace.phrase is not None and "list of captives" in trace.phrase
-    assert trace.confidence < real_qa.answerer.policy.shows_from(answer.reader)
+    assert trace.confidence < real_qa.config.reading.reader_min_short
     assert any(trace.phrase in p.text for p in trace.given)
     assert answer.answered and answer.short is None
     assert "list of captives" in answer.citations[0].text

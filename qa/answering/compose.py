@@ -92,7 +92,8 @@ class BySentences(Composer):
 
     def complete(self, draft: Draft, reading: Reading, facts: list[Fact], scored: list[Pick]) -> list[Fact]:
         if draft.question.kind == "why" and reading.best is None:
-            return with_reason(facts, reading.given, scored, draft.question.query)
+            # Any sentence gathered may give the reason, not only those the reader was given.
+            return with_reason(facts, (*reading.given, *draft.evidence.read), scored, draft.question.query)
         return facts
 
 

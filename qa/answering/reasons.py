@@ -39,15 +39,15 @@ def gives_reason(text: str, asked: str) -> bool:
 
 def with_reason(facts: list[Fact], given: tuple[Sentence, ...], scored: list[Pick],
                 question: str) -> list[Fact]:
-    """The facts, and after them the best-scored sentence the reader read that gives a cause or a
-    condition, when none of the facts does: a why-question the model declined still cites a reason."""
+    """The facts, and after them the best-scored sentence gathered (read or not) that gives a cause
+    or a condition, when none of the facts does: a why-question the model declined still cites a reason."""
     own = _stems(question)  # once per answer, not once per sentence
     cited = cited_sentences(facts)
     if any(_gives_reason(item.sentence.text, own) for group in facts for item in group):
         return facts
     said = {plain(item.sentence.text) for group in facts for item in group}
-    score = {p.sentence.id: p.score for p in scored}
-    reasons = [s for s in given if s.id not in cited and plain(s.text) not in said
+    score = {s.id: s.score for s in given} | {p.sentence.id: p.score for p in scored}
+    reasons = [s for s in dict.fromkeys(given) if s.id not in cited and plain(s.text) not in said
                and _gives_reason(s.text, own)]
     if not reasons:
         return facts

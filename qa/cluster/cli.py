@@ -94,7 +94,7 @@ def serve(ctx: click.Context, address: str, replicas: int, replica_cpus: int, ma
             url = start_service(ctx.obj["config"], address, replicas, host, port, replica_cpus, max_replicas)
         except QAError as exc:
             raise ClusterUserError(str(exc)) from None
-        token = " with a bearer token (QA_SERVE_TOKEN)" if ctx.obj["config"].serve_token else ""
+        token = " with a bearer token (QA_SERVE_TOKEN)" if ctx.obj["config"].serving.serve_token else ""
         click.echo(f"Serving {replicas} replica(s) at {url}{token} (POST /ask, POST /search, GET /health); "
                    "Ctrl-C stops.", err=True)
         signal.signal(signal.SIGTERM, _stop)  # again: ray.init put its own in place of the first
