@@ -5,7 +5,7 @@ from: the confirm set), with the model's replies replayed (eval/ablate/replay.py
 requests a rule changes are read again.
 
     .venv/bin/python -m eval ablate                     # every rule; about 40 minutes the first time
-    .venv/bin/python -m eval ablate --rules question.think_tank,reading.initials
+    .venv/bin/python -m eval ablate --rules question.first_word,coverage.names
     .venv/bin/python -m eval ablate --list              # the rules, their stage and origin
 """
 
@@ -54,14 +54,18 @@ def ablate(chosen: list[sets.QuestionSet], names: list[str]) -> dict:
 
 
 def table(result: dict) -> str:
-    """The change each rule makes when turned off, as a Markdown table (negative: the rule helps)."""
-    head = "| rule | hand-written EM | containment | citation precision | false refusals | 2025 EM |"
-    lines = [head, "|---|---|---|---|---|---|"]
+    """The change each rule makes when turned off, as a Markdown table (negative: the rule helps);
+    a rule no longer in the registry was removed."""
+    head = ("| rule | hand-written EM | containment | citation precision | false refusals | refusal recall "
+            "| 2025 EM | 2025 F1 | kept |")
+    lines = [head, "|---|---|---|---|---|---|---|---|---|"]
     for name, r in result["rules"].items():
         hw, rt = r["change"].get("handwritten", {}), r["change"].get("2025", {})
         cells = [hw.get("em"), hw.get("contains"), hw.get("citation_precision"), hw.get("false_refusal_rate"),
-                 rt.get("em")]
-        lines.append(f"| `{name}` | " + " | ".join("" if c is None else f"{c:+.3f}" for c in cells) + " |")
+                 hw.get("refusal_recall"), rt.get("em"), rt.get("f1")]
+        kept = "kept" if name in rules.registry() else "removed"
+        lines.append(f"| `{name}` | " + " | ".join("" if c is None else f"{c:+.3f}" for c in cells)
+                     + f" | {kept} |")
     return "\n".join(lines)
 
 

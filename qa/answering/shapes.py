@@ -90,6 +90,11 @@ class Listing(Broad):
         return [Piece((s,), item=True) for s in chosen], None
 
 
+def says_ahead(text: str) -> bool:
+    """Whether a sentence says what is planned, expected or scheduled."""
+    return rules.on("answering.future_cues") and FUTURE.search(text) is not None
+
+
 class Next(Broad):
     """What comes next: the sentences that say what is planned, expected or scheduled."""
 
@@ -98,8 +103,7 @@ class Next(Broad):
 
     def candidates(self, draft: Draft) -> list[Sentence]:
         found = super().candidates(draft)
-        ahead = [s for s in found if FUTURE.search(s.text)] if rules.on("answering.future_cues") else []
-        return ahead or found
+        return [s for s in found if says_ahead(s.text)] or found
 
 
 class Definition(Broad):
