@@ -23,6 +23,7 @@ NOTICES = {n.code: n for n in (
     Notice("not_english", "Please ask in English: the articles and the reader are in English.", True),
     Notice("no_figure", "The articles touch on this, but none of them gives {what}.", True),
     Notice("names_missing", "No article mentions {names}.", True),
+    Notice("not_said", "The articles mention {names}, but none of them reports what {names} said.", True),
     Notice("no_answer", "The articles touch on this topic, but none of their sentences answers the "
            "question.", True),
     # Answers without a short answer.

@@ -171,11 +171,14 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
     "answering.word_for_word_once": (lambda: len(group_facts([
         Pick(sentence("Officials release 100 a day."), 1.0),
         Pick(sentence("Officials release 100 a day.", sid=1, source="b.txt"), 0.95)], Answering())[0]), 1),
-    "coverage.broad_names": (lambda: (coverage.broad_refusal(analyse("What did the UN say about the decree?"), 0.9,
-                                                             ["UN"], True, Answering()) or ("",))[0],
-                             "names_missing"),
-    "answering.boilerplate": (lambda: shown(sentence("Read: US and Afghan Taliban sign a deal for peace in Doha")),
-                              False),
+    "coverage.broad_names": (lambda: (coverage.broad_refusal(
+        analyse("What did the UN say about the decree?"), 0.9, ["UN"], True, Answering()) or ("",))[0],
+        "names_missing"),
+    "coverage.speaker": (lambda: coverage.quoted(analyse("What did the UN say about the decree?"), [
+        sentence("Under the deal, endorsed by the UN Security Council, America also agreed to cut troops.")]),
+        False),
+    "answering.boilerplate": (
+        lambda: shown(sentence("Read: US and Afghan Taliban sign a deal for peace in Doha")), False),
     "answering.future_cues": (lambda: says_ahead("Talks are expected to start in Oslo next week."), True),
     "answering.reason_cues": (lambda: gives_reason("The talks stalled because of the prisoners.",
                                                    "Why did the talks stall?"), True),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -20,6 +21,9 @@ PREFIX = 4  # "Afghan" covers "Afghanistan", "Iran" covers "Iranian": a shared s
 _ALIASES_FILE = Path(__file__).with_name("aliases.toml")
 ALIASES = {name: tuple(tuple(words) for words in lists)
            for name, lists in tomllib.loads(_ALIASES_FILE.read_text("utf-8")).items()}
+_SPEECH_WORDS = tomllib.loads(Path(__file__).with_name("speech.toml").read_text("utf-8"))["speech"]
+SPEECH = re.compile(r"\b(" + "|".join(re.escape(w[:-1]) + r"\w*" if w.endswith("*") else re.escape(w)
+                                      for w in _SPEECH_WORDS) + r")\b", re.I)
 
 
 @lru_cache(maxsize=1 << 12)
@@ -97,3 +101,16 @@ def refusal(question: Question, evidence: float | None, missed: Sequence[str], l
     if missed and evidence < policy.hinge_evidence and rules.on("coverage.names"):
         return "names_missing", {"names": " or ".join(f"“{h}”" for h in missed[:3])}
     return None
+
+
+def quoted(question: Question, sentences: Iterable[Sentence]) -> bool:
+    """Whether a sentence reports what a what-was-said question's speaker said: a word of speech in
+    a sentence naming them, or in the sentence after one that does ("..., he added")."""
+    if question.kind != "said" or not question.named or not rules.on("coverage.speaker"):
+        return True
+    names = {undotted(n.lower()) for n in question.named}
+    for s in sentences:
+        near = s.text + (" " + s.before.text if s.before is not None else "")
+        if SPEECH.search(s.text) and names & _words(near):
+            return True
+    return False

@@ -53,7 +53,10 @@ class Drafter:
         """Why the evidence does not answer the question (a notice code and its values), or None."""
         evidence, q = draft.evidence, draft.question
         if q.kind in BROAD:
-            return coverage.broad_refusal(q, evidence.best if evidence.cited else None, draft.missing,
-                                          bool(evidence.leads), self.config.answering)
+            why = coverage.broad_refusal(q, evidence.best if evidence.cited else None, draft.missing,
+                                         bool(evidence.leads), self.config.answering)
+            if why is None and not coverage.quoted(q, (*evidence.cited, *evidence.read)):
+                return "not_said", {"names": "“" + " ".join(q.named) + "”"}
+            return why
         return coverage.refusal(q, evidence.best if evidence.cited else None, draft.missing, draft.lacks_kind,
                                 self.config.answering)
