@@ -15,7 +15,7 @@ from qa.answering import coverage
 from qa.answering.cite import Pick, group_facts
 from qa.answering.reasons import gives_reason
 from qa.answering.select import shown
-from qa.answering.shapes import says_ahead
+from qa.answering.shapes import definition, says_ahead
 from qa.config import Answering
 from qa.passage import Passage
 from qa.question import analyse
@@ -179,6 +179,9 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
         False),
     "answering.boilerplate": (
         lambda: shown(sentence("Read: US and Afghan Taliban sign a deal for peace in Doha")), False),
+    "answering.titles": (lambda: definition(sentence(
+        "US negotiator Zalmay Khalilzad welcomed the decree.", ((0, 30, "NP", "nsubj"),)),
+        "Zalmay Khalilzad"), "US negotiator"),
     "answering.future_cues": (lambda: says_ahead("Talks are expected to start in Oslo next week."), True),
     "answering.reason_cues": (lambda: gives_reason("The talks stalled because of the prisoners.",
                                                    "Why did the talks stall?"), True),

@@ -15,6 +15,7 @@ from qa.answering.layout import Piece, broad_answer
 from qa.answering.select import centrality, mmr, newest_first, shown
 from qa.readers.base import Reading
 from qa.sentences.record import Sentence
+from qa.text.nlp import NOUN_CHUNK
 
 WORDS = 120  # a broad answer stops adding sentences past this many words
 FUTURE = re.compile(r"\b(will|would|is expected|are expected|expects? to|plans? to|planned|is set to|"
@@ -23,6 +24,7 @@ FUTURE = re.compile(r"\b(will|would|is expected|are expected|expects? to|plans? 
                     r"pending)\b", re.I)
 APPOSITIVE = r",\s+((?:a|an|the|who|whose|which)\b[^,.;]{3,120})[,.;]"
 COPULA = r"\s+(?:is|was|are|were)\s+((?:a|an|the)\b[^,.;]{3,120})[,.;]"
+ROLE_WORDS = 10  # a title longer than this is a clause, not a role
 
 
 class Broad(Composer):
@@ -117,11 +119,11 @@ class Definition(Broad):
         name = draft.question.topic
         candidates = self.candidates(draft)
         named = [s for s in candidates if name and name.lower() in s.text.lower()] or candidates
-        best = max(named, key=lambda s: (_definition(s.text, name) is not None, s.score), default=None)
+        best = max(named, key=lambda s: (definition(s, name) is not None, s.score), default=None)
         if best is None:
             return [], None
         rest = [s for s in self.choose(draft, [s for s in named if s.id != best.id])][:self.most - 1]
-        return [Piece((best, *rest))], _definition(best.text, name)
+        return [Piece((best, *rest))], definition(best, name)
 
 
 class YesNo(Broad):
@@ -141,14 +143,49 @@ class YesNo(Broad):
         return ([Piece(tuple(chosen))] if chosen else []), None
 
 
-def _definition(text: str, name: str) -> str | None:
-    """What a sentence says the name is ("Abdullah Abdullah, Ghani's rival, ..." -> "Ghani's rival")."""
+def definition(sentence: Sentence, name: str) -> str | None:
+    """What a sentence says the name is: an appositive or "X is a ..." ("Abdullah Abdullah, Ghani's
+    rival, ..." -> "Ghani's rival"), else the title its noun phrase gives it ("US negotiator Zalmay
+    Khalilzad" -> "US negotiator")."""
     if not name:
         return None
     for pattern in (re.escape(name) + APPOSITIVE, re.escape(name) + COPULA):
-        if m := re.search(pattern, text, re.IGNORECASE):
+        if m := re.search(pattern, sentence.text, re.IGNORECASE):
             return m.group(1).strip()
+    return _title(sentence, name) if rules.on("answering.titles") else None
+
+
+def _title(sentence: Sentence, name: str) -> str | None:
+    """The role a noun phrase next to the name gives it: in its own phrase before it, the phrase just
+    before it ("Ghani's former chief executive Abdullah Abdullah") or just after its comma."""
+    text, offset = sentence.text, sentence.start
+    at = text.lower().find(name.lower())
+    if at < 0 or not all(w[:1].isupper() for w in name.split()):  # titles are given to proper names
+        return None
+    end = at + len(name)
+    for start, stop, label, *_ in sentence.tags:
+        start, stop = start - offset, stop - offset
+        if label != NOUN_CHUNK:
+            continue
+        if start < at <= stop:  # its own phrase: the words before the name
+            role = text[start:at]
+        elif stop <= at and text[stop:at].strip() in ("", ","):  # the phrase just before
+            role = text[start:stop]
+        elif text[end:start].strip() == "," and start > end:  # just after its comma, to the next one
+            role = re.split(r"[,.;]", text[start:])[0]
+        else:
+            continue
+        if found := _role(role):
+            return found
     return None
+
+
+def _role(words: str) -> str | None:
+    """A phrase as a role: without its leading article, of a few words, one of them a plain common
+    word (not only names, nor only hyphenated modifiers such as "so-called" or "hard-hit")."""
+    role = re.sub(r"^(the|a|an)\s+", "", words.strip(" ,"), flags=re.IGNORECASE)
+    plain = [w for w in role.split() if w[:1].islower() and "-" not in w]
+    return role if plain and len(role.split()) <= ROLE_WORDS else None
 
 
 def _scaled(values: np.ndarray) -> np.ndarray:
