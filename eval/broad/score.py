@@ -10,7 +10,8 @@ from eval.broad.nuggets import Nugget, holds
 from eval.quality import metrics as m
 
 MARKER = re.compile(r"\[\d+\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?”\"'])\s+(?=[A-Z“\"])|\n+")
+# A sentence ends at . ! or ? (perhaps inside its closing quote: '...," he said' goes on) or its markers.
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?\]])|(?<=[.!?][”\"']))\s+(?=[A-Z“\"])|\n+")
 
 
 def uncited(text: str) -> int:
