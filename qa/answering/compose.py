@@ -10,6 +10,7 @@ from qa.answer import NOT_COVERED, Answer, Trace
 from qa.answering import recency
 from qa.answering.cite import Fact, Pick, cited_text, group_facts, lead_with_short, picks
 from qa.answering.reasons import with_reason
+from qa.answering.select import shown
 from qa.config import Answering
 from qa.notices import say
 from qa.passage import Passage
@@ -91,10 +92,19 @@ class BySentences(Composer):
         return "by_sentences"
 
     def complete(self, draft: Draft, reading: Reading, facts: list[Fact], scored: list[Pick]) -> list[Fact]:
+        facts = _story_only(facts, keep_lead=reading.best is not None)
         if draft.question.kind == "why" and reading.best is None:
             # Any sentence gathered may give the reason, not only those the reader was given.
             return with_reason(facts, (*reading.given, *draft.evidence.read), scored, draft.question.query)
         return facts
+
+
+def _story_only(facts: list[Fact], keep_lead: bool) -> list[Fact]:
+    """The facts without a page's furniture (headlines, link lines, captions: ``select.shown``); the
+    lead sentence stays when it holds the short answer, and all of them when nothing else is left."""
+    kept = [[p for n, p in enumerate(group) if shown(p.sentence) or (keep_lead and not (g or n))]
+            for g, group in enumerate(facts)]
+    return [group for group in kept if group] or facts
 
 
 def trace_of(draft: Draft, reading: Reading) -> Trace:

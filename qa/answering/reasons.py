@@ -8,6 +8,7 @@ from pathlib import Path
 
 from qa import rules
 from qa.answering.cite import Fact, Pick, cited_sentences
+from qa.answering.select import shown
 from qa.sentences.record import Sentence
 from qa.text.normalise import plain
 
@@ -48,7 +49,7 @@ def with_reason(facts: list[Fact], given: tuple[Sentence, ...], scored: list[Pic
     said = {plain(item.sentence.text) for group in facts for item in group}
     score = {s.id: s.score for s in given} | {p.sentence.id: p.score for p in scored}
     reasons = [s for s in dict.fromkeys(given) if s.id not in cited and plain(s.text) not in said
-               and _gives_reason(s.text, own)]
+               and shown(s) and _gives_reason(s.text, own)]
     if not reasons:
         return facts
     best = max(reasons, key=lambda s: score.get(s.id, 0.0))
