@@ -32,6 +32,14 @@ def test_sentences_without_a_citation_are_counted(text: str, bare: int) -> None:
     assert score.uncited(text) == bare
 
 
+def test_a_passage_cited_whole_is_one_cited_sentence() -> None:
+    """The index keeps a quotation of several sentences as one: cited whole, none of them is bare."""
+    quote = "“We will continue to support the directive to the end. The people deserve confidence.”"
+    assert score.uncited(f"{quote} [1] It rained all day over the whole of the city.", (quote,)) == 1
+    assert score.uncited(f"{quote} [1]", (quote,)) == 0
+    assert score.uncited(f"{quote} [1]") == 1  # without the citation's text, its first sentence is bare
+
+
 def test_the_sets_figures_count_refusals_and_recall() -> None:
     q = {"id": "x", "story": "s", "kind": "list", "answerable": True,
          "nuggets": [{"fact": "f", "vital": True, "match": [["1500"]]},

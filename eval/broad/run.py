@@ -44,8 +44,12 @@ def engine_for(story: str) -> QA:
     return engine
 
 
-def ask_product(engine: QA, q: dict) -> tuple[str, bool, float, str]:
-    """The product's answer: its text, whether it answered, the seconds it took, its kind."""
+Asked = tuple[str, bool, float, str, tuple[str, ...]]
+
+
+def ask_product(engine: QA, q: dict) -> Asked:
+    """The product's answer: its text, whether it answered, the seconds it took, its kind, the texts
+    it cites."""
     history: list[tuple[str, Answer]] = []
     for earlier in q.get("history", []):
         history.append((earlier, engine.answer(earlier, history=list(history))))
@@ -53,14 +57,15 @@ def ask_product(engine: QA, q: dict) -> tuple[str, bool, float, str]:
     answer = engine.answer(q["question"], history=history or None)
     # A yes/no answer saying the articles do not say clearly declines to answer: it counts as a refusal.
     answered = answer.answered and answer.verdict != "unclear"
-    return answer.text, answered, time.perf_counter() - began, answer.kind
+    cited = tuple(c.text for c in answer.citations)
+    return answer.text, answered, time.perf_counter() - began, answer.kind, cited
 
 
-def ask_peer(peer: Peer, q: dict) -> tuple[str, bool, float, str]:
+def ask_peer(peer: Peer, q: dict) -> Asked:
     """The standard recipe's answer, in the same terms."""
     began = time.perf_counter()
     text, answered = peer.answer(q["question"], q.get("history", []))
-    return text, answered, time.perf_counter() - began, ""
+    return text, answered, time.perf_counter() - began, "", ()
 
 
 def run(questions: list[dict], peer: bool) -> dict:
@@ -70,7 +75,7 @@ def run(questions: list[dict], peer: bool) -> dict:
     for story in dict.fromkeys(q["story"] for q in questions):
         engine = engine_for(story)
         engine.answer("warm up")  # the model and the index loaded before anything is timed
-        askers: dict[str, Callable[[dict], tuple[str, bool, float, str]]] = {
+        askers: dict[str, Callable[[dict], Asked]] = {
             "product": lambda q, e=engine: ask_product(e, q)}
         if peer:
             recipe = Peer(engine)

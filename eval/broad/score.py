@@ -14,9 +14,12 @@ MARKER = re.compile(r"\[\d+\]")
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?\]])|(?<=[.!?][”\"']))\s+(?=[A-Z“\"])|\n+")
 
 
-def uncited(text: str) -> int:
+def uncited(text: str, cited: tuple[str, ...] = ()) -> int:
     """Sentences of an answer's text that carry no [n] marker (a list's items and sides, lines;
-    a verdict line of its own is not a sentence of the articles)."""
+    a verdict line of its own is not a sentence of the articles); a passage it cites whole, several
+    sentences of a quotation among them, counts as one cited sentence."""
+    for passage in sorted(cited, key=len, reverse=True):
+        text = text.replace(passage, "Cited.")
     pieces = [p.strip(" -") for p in _SENTENCE_END.split(text) if p.strip(" -")]
     verdicts = {"Yes.", "No.", "The articles do not say clearly."}
     return sum(1 for p in pieces if p not in verdicts and not MARKER.search(p) and not _carried(p, pieces))
@@ -28,7 +31,8 @@ def _carried(piece: str, pieces: list[str]) -> bool:
     return at + 1 < len(pieces) and bool(MARKER.search(pieces[at + 1])) and len(piece.split()) < 6
 
 
-def record(q: dict, text: str, answered: bool, seconds: float, kind: str = "") -> dict:
+def record(q: dict, text: str, answered: bool, seconds: float, kind: str = "",
+           cited: tuple[str, ...] = ()) -> dict:
     """One question's figures from the answer's text."""
     nuggets = [Nugget.of(n) for n in q["nuggets"]]
     vital = [n for n in nuggets if n.vital]
@@ -38,7 +42,7 @@ def record(q: dict, text: str, answered: bool, seconds: float, kind: str = "") -
             "answerable": q["answerable"], "answered": answered,
             "vital": sum(held_vital) / len(vital) if vital else None,
             "all": sum(held) / len(nuggets) if nuggets else None,
-            "full": all(held_vital) if vital else None, "uncited": uncited(text) if answered else 0,
+            "full": all(held_vital) if vital else None, "uncited": uncited(text, cited) if answered else 0,
             "words": len(MARKER.sub("", text).split()) if answered else 0, "seconds": round(seconds, 3)}
 
 
