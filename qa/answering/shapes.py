@@ -167,6 +167,9 @@ def _title(sentence: Sentence, name: str) -> str | None:
     if at < 0 or not all(w[:1].isupper() for w in name.split()):  # titles are given to proper names
         return None
     end = at + len(name)
+    # Words of the sentence's names (people, places, bodies): a title is more than those ("CNN").
+    named = {w.lower() for start, stop, label, *_ in sentence.tags if label != NOUN_CHUNK
+             for w in text[start - offset:stop - offset].split()}
     for start, stop, label, *_ in sentence.tags:
         start, stop = start - offset, stop - offset
         if label != NOUN_CHUNK:
@@ -179,17 +182,17 @@ def _title(sentence: Sentence, name: str) -> str | None:
             role = re.split(r"[,.;]", text[start:])[0]
         else:
             continue
-        if found := _role(role):
+        if found := _role(role, named):
             return found
     return None
 
 
-def _role(words: str) -> str | None:
-    """A phrase as a role: without its leading article, of a few words, one of them a plain common
-    word (not only names, nor only hyphenated modifiers such as "so-called" or "hard-hit")."""
+def _role(words: str, named: set[str]) -> str | None:
+    """A phrase as a role: without its leading article, of a few words, one of them a common word or
+    a title outside the sentence's names ("Mayor", "CEO"), not a hyphenated modifier ("so-called")."""
     role = re.sub(r"^(the|a|an)\s+", "", words.strip(" ,"), flags=re.IGNORECASE)
-    plain = [w for w in role.split() if w[:1].islower() and "-" not in w]
-    return role if plain and len(role.split()) <= ROLE_WORDS else None
+    titled = [w for w in role.split() if "-" not in w and (w[:1].islower() or w.lower() not in named)]
+    return role if titled and len(role.split()) <= ROLE_WORDS else None
 
 
 def _scaled(values: np.ndarray) -> np.ndarray:
