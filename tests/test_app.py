@@ -11,6 +11,7 @@ from pathlib import Path
 
 import gradio as gr
 import pytest
+from chatting import asked, events
 from conftest import REAL_READ_TIMEOUT
 from net import chat_page, launched
 from playwright.sync_api import Page
@@ -19,6 +20,7 @@ from reading import no_fallback, read_by_model
 import app
 import qa
 from qa.surfaces.web import chat, render
+from qa.surfaces.web.line import Line
 
 ROOT = Path(__file__).parent.parent
 EVIL = ('<img src=x onerror="window.__pwned=1"> <script>window.__pwned=1</script> '
@@ -370,13 +372,15 @@ def test_gradio_client_follow_ups_use_the_history(server: str) -> None:
 
 def test_reply_shows_a_pending_state_first(fake_qa: qa.QA) -> None:
     demo = chat.build_demo(fake_qa)
-    respond = next(f.fn for f in demo.fns.values() if f.name == "respond")
-    steps = list(respond("What is alpha?", []))
-    assert "qa-pending" in steps[0][0] and steps[0][1] == ""
-    html, _, turns = steps[-1]
-    assert "qa-pending" not in html and len(turns) == 1 and isinstance(turns[0][1], qa.Answer)
-    errors = list(respond("   ", []))
-    assert "qa-pending" not in errors[-1][0] and errors[-1][2] == []
+    line = Line()
+    taken, box, _ = events(demo)["respond"]("What is alpha?", line)
+    assert "qa-pending" in taken and "Searching the articles" in taken and box == ""
+    steps = [html for html, _ in events(demo)["serve"](line) if isinstance(html, str)]
+    assert "qa-pending" in steps[0]
+    assert "qa-pending" not in steps[-1] and len(line.turns) == 1 and isinstance(line.turns[0][1], qa.Answer)
+    empty = Line()
+    assert events(demo)["respond"]("   ", empty) == (gr.skip(),) * 3  # nothing taken: the box keeps it
+    assert empty.waiting == [] and empty.turns == []
 
 
 def test_ask_api_follows_only_the_last_10_history_questions(fake_qa: qa.QA,
@@ -406,8 +410,7 @@ def test_reply_cites_first_then_shows_the_readers_short_answer(tiny_config: qa.C
     from fake_runtime import FakeRuntime
 
     engine = qa.QA(tiny_config.replace(reader="lm"), embedder=fake_embedder, runtime=FakeRuntime("40,000"))
-    respond = next(f.fn for f in chat.build_demo(engine).fns.values() if f.name == "respond")
-    steps = [html for html, _, _ in respond("How many cars cross the bridge every day?", [])]
+    steps, _ = asked(chat.build_demo(engine), "How many cars cross the bridge every day?")
     reading = [html for html in steps if "qa-reading" in html]
     assert len(reading) == 1 and "About 40,000 cars" in reading[0] and "qa-short" not in reading[0]
     assert "qa-reading" not in steps[-1] and "Short answer: <strong>40,000</strong>" in steps[-1]
