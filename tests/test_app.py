@@ -283,6 +283,35 @@ def test_upload_then_ask(page: Page, tmp_path: Path, shots: Path) -> None:
 
 @pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.real_reading  # the second question is asked while the model reads the first
+def test_questions_asked_during_an_upload_are_answered(page: Page, tmp_path: Path) -> None:
+    new_chat(page)
+    article = tmp_path / "saltmere_ferry.txt"
+    article.write_text("Ferry Service Resumes In Saltmere\n\nThe Saltmere harbour ferry carries 310 "
+                       "passengers on each crossing."
+                       " It was repaired over the winter by the town's boatyard.\n")
+    with page.expect_file_chooser() as chooser:
+        page.click("#qa-upload")
+    chooser.value.set_files(str(article))
+    # At once, while the article is being added, one question and then another: both are in the chat.
+    asked = ["How many Taliban prisoners will be released each day?", "Who is the Taliban's spokesman?"]
+    for question in asked:
+        page.fill("#qa-question textarea", question)
+        page.locator("#qa-question textarea").press("Enter")
+    page.wait_for_function("() => document.querySelectorAll('.qa-chat > .qa-q').length === 2", timeout=5_000)
+    assert page.input_value("#qa-question textarea") == ""
+    page.wait_for_function("() => document.querySelector('#qa-status').innerText.includes('saltmere_ferry')",
+                           timeout=60_000)
+    page.wait_for_function("() => document.querySelectorAll('.qa-chat > .qa-a.qa-answered').length === 2"
+                           " && !document.querySelector('.qa-pending, .qa-still-reading')", timeout=300_000)
+    first, second = page.locator(".qa-chat > .qa-a").all_inner_texts()
+    assert "100" in first and "Shaheen" in second
+    # The article added meanwhile answers the next question.
+    assert "310" in ask(page, "How many passengers does the Saltmere harbour ferry carry on each crossing?")
+
+
+@pytest.mark.browser
+@pytest.mark.slow
 def test_untrusted_text_stays_literal(page: Page, tmp_path: Path, shots: Path) -> None:
     new_chat(page)
     article = tmp_path / "zorblax.md"
