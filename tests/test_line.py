@@ -128,3 +128,29 @@ def test_only_taking_a_question_writes_to_the_box(fake_qa: qa.QA) -> None:
     writers = {fn.name for fn in demo.fns.values() if box in fn.outputs}
     assert writers == {"respond"}
     assert all(fn.trigger_mode == "multiple" for fn in demo.fns.values() if fn.name in {"respond", "serve"})
+
+
+def test_stop_frees_the_language_model_for_the_next_question(tiny_config: qa.Config, fake_embedder) -> None:
+    """The stopped question's reading ends: the question behind it is read without waiting for it."""
+    from fake_runtime import FakeRuntime
+
+    hold = threading.Semaphore(0)  # each reading waits for a release, or until it is given up
+    runtime = FakeRuntime("40,000", hold=hold)
+    engine = qa.QA(tiny_config.replace(reader="lm", read_timeout=120), embedder=fake_embedder,
+                   runtime=runtime)
+    demo, line = chat.build_demo(engine), Line()
+    fns = events(demo)
+    fns["respond"](CARS, line)
+    serving = Serving(demo, line)
+    assert runtime.reading.wait(30)  # the model reads the first question, held there
+    fns["respond"]("How many cars crossed the bridge last year?", line)
+    read = len(runtime.requests)
+    fns["stop"](line)
+    for _ in range(100):  # the second question's reading begins: the first one's has ended
+        if len(runtime.requests) > read:
+            break
+        serving.thread.join(0.1)
+    assert len(runtime.requests) > read, "the stopped question still held the language model"
+    hold.release()
+    serving.done()
+    assert line.turns[0][1].notice_code == "stopped" and line.turns[1][1].notice_code != "stopped"

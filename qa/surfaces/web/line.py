@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import qa
+from qa.readers.queued import GIVE_UP
 from qa.surfaces.web.render import Turn
 
 # Questions a chat may hold waiting at once: a question past them stays in the box, to be asked later.
@@ -48,6 +49,7 @@ class Line:
     serving: bool = False  # an event is answering this chat's questions
     run: int = 0  # a new chat's: an answer begun before it is dropped
     inbox: queue.Queue | None = None  # the current question's answers and the page's requests
+    give_up: threading.Event | None = None  # set when nobody waits for the current answer any more
 
     def add(self, asked: Asked) -> bool:
         """Queue a question; False when the line is full."""
@@ -76,6 +78,7 @@ class Line:
             self.current, self.draft = (self.waiting.pop(0) if self.waiting else None), None
             self.serving = self.current is not None
             self.began, self.inbox = time.monotonic(), (queue.Queue() if self.current else None)
+            self.give_up = threading.Event() if self.current else None
             return self.current
 
     def finish(self, run: int, question: str, reply: qa.Answer | str, keep: int) -> bool:
@@ -96,7 +99,9 @@ class Line:
     def tell(self, what: str) -> bool:
         """Tell the answer under way (STOP, CHANGED); False when none is."""
         with LOCK:
-            inbox = self.inbox
+            inbox, give_up = self.inbox, self.give_up
+        if give_up is not None and what == STOP:
+            give_up.set()  # the language model stops reading it: the next question need not wait
         if inbox is not None:
             inbox.put((what, None))
         return inbox is not None
@@ -104,9 +109,11 @@ class Line:
     def clear(self) -> None:
         """An empty chat; an answer under way is dropped."""
         with LOCK:
-            inbox = self.inbox
+            inbox, give_up = self.inbox, self.give_up
             self.turns, self.waiting, self.current, self.draft = [], [], None, None
             self.serving, self.inbox, self.run = False, None, self.run + 1
+        if give_up is not None:
+            give_up.set()
         if inbox is not None:
             inbox.put((CHANGED, None))
 
@@ -120,10 +127,13 @@ def new_line() -> Line:
     return Line()
 
 
-def reading(replies: Callable[[], Iterator[qa.Answer]], inbox: queue.Queue) -> None:
+def reading(replies: Callable[[], Iterator[qa.Answer]], inbox: queue.Queue,
+            give_up: threading.Event | None = None) -> None:
     """Read replies() in a thread of its own, each answer put in inbox, then DONE (or the error):
-    the event that waits on inbox can stop waiting for it at once."""
+    the event that waits on inbox can stop waiting for it at once, and once give_up is set the
+    language model stops reading it."""
     context = contextvars.copy_context()  # the request's client address, for the log
+    context.run(GIVE_UP.set, give_up)
 
     def read() -> None:
         try:

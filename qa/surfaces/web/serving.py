@@ -69,7 +69,7 @@ class Serving:
         inbox = line.inbox
         assert inbox is not None
         history = [(q, a) for q, a in line.turns if isinstance(a, qa.Answer)]
-        reading(lambda: self._replies(asked, history, request), inbox)
+        reading(lambda: self._replies(asked, history, request), inbox, line.give_up)
         yield self.shown(line), gr.update(visible=True)
         last: qa.Answer | None = None
         reply: Reply | None = None
