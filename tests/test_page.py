@@ -228,7 +228,7 @@ def test_a_reply_on_its_way_counts_its_seconds(page: Page, real_qa: qa.QA) -> No
     tab = page.context.new_page()
     try:
         tab.set_content(f'<div id="chat">{chat_html(real_qa, [], pending="A question?", seconds=5)}</div>')
-        assert tab.inner_text(".qa-pending") == "Searching the articles…5 s"
+        assert tab.inner_text(".qa-pending") == "Searching the articles… 5 s"
         tab.evaluate("element => {" + SCROLL_JS + "}", tab.locator("#chat").element_handle())
         clock = "() => ['6 s', '7 s'].includes(document.querySelector('.qa-clock').textContent)"
         tab.wait_for_function(clock, timeout=5_000)

@@ -29,7 +29,7 @@ CSS = """
 .qa-a.qa-not-covered{background:#fffbeb;border:1px solid #f59e0b}
 .qa-a.qa-error{background:#fef2f2;border:1px solid #ef4444;color:#991b1b}
 .qa-a.qa-pending{color:#6b7280;font-style:italic}
-.qa-clock{font-variant-numeric:tabular-nums;margin-left:4px}
+.qa-clock{font-variant-numeric:tabular-nums}
 .qa-cite{color:#2563eb;font-weight:600;font-size:.85em}
 .qa-short{margin:0 0 4px}
 .qa-list{margin:4px 0;padding-left:20px}.qa-side{margin:4px 0}.qa-verdict{font-size:1.05em}
@@ -137,9 +137,9 @@ def answer_html(engine: qa.QA, answer: qa.Answer, seconds: int | None = None) ->
     if answer.provisional:
         wait = (f"In line for the language model: {answer.ahead} question{'s' * (answer.ahead > 1)} "
                 "ahead of yours…" if answer.ahead else "Reading the sentences for the short answer…")
-        short = f'<p class="qa-reading">{wait}{clock_html(seconds or 0)}</p>'
+        short = f'<p class="qa-reading">{wait} {clock_html(seconds or 0)}</p>'
     elif seconds is not None:  # a written answer still streaming
-        short = f'<p class="qa-reading">Writing the answer…{clock_html(seconds)}</p>{short}'
+        short = f'<p class="qa-reading">Writing the answer… {clock_html(seconds)}</p>{short}'
     if answer.notice:
         short = f'<p class="qa-notice">{_esc(answer.notice)}</p>{short}'
     sources = "".join(source_html(engine, n, c, short=answer.short_span)
@@ -188,7 +188,7 @@ def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = Non
         parts.append(f'<div class="qa-q">{_esc(pending)}</div>{answer_html(engine, draft, seconds)}')
     elif pending is not None:
         parts.append(f'<div class="qa-q">{_esc(pending)}</div><div class="qa-a qa-pending">Searching the '
-                     f"articles…{clock_html(seconds)}</div>")
+                     f"articles… {clock_html(seconds)}</div>")
     # Questions asked meanwhile, each with its place in this chat's line (the one answered is 1st).
     for place, question in enumerate(waiting, 1 + (pending is not None)):
         parts.append(f'<div class="qa-q">{_esc(question)}</div>'
