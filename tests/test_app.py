@@ -402,8 +402,8 @@ def test_gradio_client_follow_ups_use_the_history(server: str) -> None:
 def test_reply_shows_a_pending_state_first(fake_qa: qa.QA) -> None:
     demo = chat.build_demo(fake_qa)
     line = Line()
-    taken, box, _ = events(demo)["respond"]("What is alpha?", line)
-    assert "qa-pending" in taken and "Searching the articles" in taken and box == ""
+    shown, taken, _ = events(demo)["respond"]("What is alpha?", line)
+    assert "qa-pending" in shown and "Searching the articles" in shown and taken == "What is alpha?"
     steps = [html for html, _ in events(demo)["serve"](line) if isinstance(html, str)]
     assert "qa-pending" in steps[0]
     assert "qa-pending" not in steps[-1] and len(line.turns) == 1 and isinstance(line.turns[0][1], qa.Answer)

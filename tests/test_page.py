@@ -159,15 +159,18 @@ def _fresh(page: Page) -> None:
 @pytest.mark.real_reading  # the later questions are typed while the model reads the first
 def test_questions_typed_back_to_back_are_each_answered_in_order(page: Page) -> None:
     _fresh(page)
-    for question, _ in IN_TURN:  # each Enter pressed while the answers before it are on their way
+    for n, (question, _) in enumerate(IN_TURN, 1):  # each sent while the answers before it are on their way
         _type(page, question)
-        page.wait_for_function("() => document.querySelector('#qa-question textarea').value === ''",
-                               timeout=5_000)  # the question left the box at once
-    # All three are in the conversation at once, the later ones with their place in line.
-    page.wait_for_function("n => document.querySelectorAll('.qa-chat > .qa-q').length === n",
-                           arg=len(IN_TURN), timeout=5_000)
+        # In the conversation at once; the next is put in the box once the page has sent this one
+        # (Playwright fills a box in no time; the page reads it a moment after Enter).
+        page.wait_for_function("n => document.querySelectorAll('.qa-chat > .qa-q').length === n",
+                               arg=n, timeout=5_000)
+    # All three in the conversation, the later ones with their place in line, and the box empty:
+    # each question left it, and only it.
     assert page.locator(".qa-chat > .qa-q").all_inner_texts() == [q for q, _ in IN_TURN]
     assert page.locator(".qa-waiting").all_inner_texts() == ["Waiting: 2nd in line", "Waiting: 3rd in line"]
+    page.wait_for_function("() => document.querySelector('#qa-question textarea').value === ''",
+                           timeout=5_000)
     page.wait_for_function(ALL_ANSWERED, arg=len(IN_TURN), timeout=300_000)
     replies = page.locator(".qa-chat > .qa-a").all_inner_texts()
     for (question, word), reply in zip(IN_TURN, replies, strict=True):

@@ -26,7 +26,7 @@ NOT_HISTORY = "history must be a list of the earlier questions, as text"
 
 USERS = {"alice": "alice-pass-1", "bob": "bob-pass-2"}
 RESPOND = 0  # the chat's ask button: respond(question, line, use_llm, since, until) takes the question,
-SERVE = 1  # then serve(line) answers the chat's questions in turn
+SERVE = 2  # then (after the page empties the box, 1) serve(line) answers the chat's questions in turn
 
 
 def _engine(tmp: Path, **settings: object) -> qa.QA:

@@ -25,7 +25,7 @@ log = logging.getLogger("qa.app")
 
 # Earlier questions an /ask call may pass: each is answered again to follow the conversation.
 MAX_HISTORY = 10
-# What taking a question gives the page: the conversation, the question box, the Stop button.
+# What taking a question gives the page: the conversation, the text taken, the Stop button.
 Taken = tuple[Any, Any, Any]
 
 
@@ -57,17 +57,19 @@ class ChatApp(Serving):
 
     def respond(self, question: str, line: Line, use_llm: bool = False, since: str = "", until: str = "",
                 request: gr.Request | None = None) -> Taken:
-        """Take the question into the chat's line at once: shown with its place in line, gone from the
-        box; ``serve`` answers it in turn. The box keeps a question the line has no room for."""
+        """Take the question into the chat's line at once, shown with its place in line; ``serve``
+        answers it in turn. Returns the chat, the text taken (the page then empties the box if it still
+        holds it, not what was typed since) and the Stop button; a full line takes nothing."""
         # Whatever a raw API call sends: text cut to its limits.
-        question = _text(question)[:self.config.retrieval.max_question_chars]
+        sent = _text(question)
+        question = sent[:self.config.retrieval.max_question_chars]
         if not isinstance(line, Line) or not question.strip():
             return gr.skip(), gr.skip(), gr.skip()
         if not line.add(Asked(question, use_llm is True, _text(since), _text(until))):
             log.info("question not taken for %s: %d questions wait already", who(request), MAX_WAITING)
             gr.Warning(f"{MAX_WAITING} questions are waiting already: ask this one once they are answered.")
             return gr.skip(), gr.skip(), gr.skip()
-        return self.shown(line), "", gr.update(visible=True)
+        return self.shown(line), sent, gr.update(visible=True)
 
     def example(self, question: str, line: Line, use_llm: bool = False, since: str = "", until: str = "",
                 request: gr.Request | None = None) -> tuple[Any, Any]:

@@ -15,6 +15,8 @@ from qa.surfaces.web.render import CSS, SCROLL_JS, chat_html
 UPLOAD_CACHE_S = 600
 # Answers (chat turns and /ask calls) handled at once; each waits its turn for the language model.
 ANSWERS_AT_ONCE = 64
+# The question box once a question is taken: empty if it still holds the text taken, else as typed.
+EMPTIED = "(box, taken) => box === taken ? '' : box"
 EXAMPLES = [
     "How many Taliban prisoners will be released each day?",
     "Who is the Taliban's spokesman?",
@@ -60,6 +62,7 @@ class Controls:
     question: gr.Textbox
     ask: gr.Button
     stop: gr.Button
+    taken: gr.Textbox
     since: gr.Textbox
     until: gr.Textbox
     use_llm: gr.Checkbox
@@ -108,6 +111,8 @@ def _asking(config: qa.Config) -> dict[str, Any]:
         ask = gr.Button("Ask", variant="primary", scale=1, elem_id="qa-ask")
         # Shown while an answer is on its way.
         stop = gr.Button("Stop waiting", variant="stop", scale=1, elem_id="qa-stop", visible=False)
+    # The text of the question last taken: the box is emptied only while it still holds that text.
+    taken = gr.Textbox(visible=False, elem_id="qa-taken")
     with gr.Row():
         since = gr.Textbox(label="Articles dated from (YYYY-MM-DD)", placeholder="any date",
                            elem_id="qa-since", max_length=10, scale=1)
@@ -121,8 +126,8 @@ def _asking(config: qa.Config) -> dict[str, Any]:
     with gr.Row():
         examples = [gr.Button(q, size="sm", elem_classes="qa-example") for q in EXAMPLES]
         new_chat = gr.Button("New chat", size="sm", elem_id="qa-new-chat")
-    return {"chat": chat, "question": question, "ask": ask, "stop": stop, "since": since, "until": until,
-            "use_llm": use_llm, "examples": examples, "new_chat": new_chat}
+    return {"chat": chat, "question": question, "ask": ask, "stop": stop, "taken": taken, "since": since,
+            "until": until, "use_llm": use_llm, "examples": examples, "new_chat": new_chat}
 
 
 def _wire(events: Events, c: Controls, demo: gr.Blocks) -> None:
@@ -138,8 +143,11 @@ def _wire(events: Events, c: Controls, demo: gr.Blocks) -> None:
                                  "trigger_mode": "multiple", **private}
     settings = [c.line, c.use_llm, c.since, c.until]
     for trigger in (c.ask.click, c.question.submit):
-        trigger(events.respond, inputs=[c.question, *settings], outputs=[c.chat, c.question, c.stop],
-                **at_once).then(**answering)
+        taking = trigger(events.respond, inputs=[c.question, *settings],
+                         outputs=[c.chat, c.taken, c.stop], **at_once)
+        # In the page, not from the server: what was typed while the question was taken stays.
+        taking.then(None, inputs=[c.question, c.taken], outputs=c.question, js=EMPTIED, **at_once)
+        taking.then(**answering)
     for button in c.examples:  # a button's value is its text
         button.click(events.example, inputs=[button, *settings], outputs=[c.chat, c.stop],
                      **at_once).then(**answering)
