@@ -82,7 +82,7 @@ def page(events: Events) -> gr.Blocks:
         account = gr.HTML("", elem_id="qa-account", css_template=CSS)
         gr.Markdown("## Ask the news articles\nEvery answer cites the article sentences it comes from; "
                     "if the articles don't cover a question, it says so.")
-        line = gr.State(new_line)  # each page's own, made when it loads
+        line = gr.State(new_line)  # each page's own: Gradio makes one for each session
         with gr.Row():
             with gr.Column(scale=3):
                 asking = _asking(events.config)
