@@ -31,7 +31,7 @@ NOTICES = {n.code: n for n in (
            "they say."),
     Notice("unsure", "The articles mention this, but the short answer is uncertain, so it is not "
            "shown; here is what they say."),
-    Notice("by_sentences", "The sentences below answer this; it has no one-phrase answer."),
+    Notice("by_sentences", "The sentences below answer this; it has no answer in a few words."),
     Notice("stopped", "You stopped waiting: here are the sentences found so far, without a short answer."),
     # The language model could not read in time, or at all: a quicker reader answered.
     Notice("model_busy", "Many questions are waiting for the reading model, so a quicker reader picked "
@@ -40,8 +40,8 @@ NOTICES = {n.code: n for n in (
            "short answer; ask again for the model's reading."),
     Notice("model_missing", "The reading model is not installed on this server, so a quicker reader picked "
            "the short answer; whoever runs it can install the model with `make setup`."),
-    Notice("model_failed", "The reading model could not read this question, so a quicker reader picked the "
-           "short answer."),
+    Notice("model_failed", "The reading model failed on this question, so a quicker reader picked the short "
+           "answer."),
     # A written answer (--llm) that could not be shown.
     Notice("writer_failed", "The writing model did not answer, so the answer is made of the articles' "
            "own sentences."),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import gradio as gr
 import pytest
+from chatting import asked, events
 from conftest import REAL_READ_TIMEOUT
 from net import chat_page, launched
 from playwright.sync_api import Page
@@ -19,6 +20,7 @@ from reading import no_fallback, read_by_model
 import app
 import qa
 from qa.surfaces.web import chat, render
+from qa.surfaces.web.line import Line
 
 ROOT = Path(__file__).parent.parent
 EVIL = ('<img src=x onerror="window.__pwned=1"> <script>window.__pwned=1</script> '
@@ -281,6 +283,35 @@ def test_upload_then_ask(page: Page, tmp_path: Path, shots: Path) -> None:
 
 @pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.real_reading  # the second question is asked while the model reads the first
+def test_questions_asked_during_an_upload_are_answered(page: Page, tmp_path: Path) -> None:
+    new_chat(page)
+    article = tmp_path / "saltmere_ferry.txt"
+    article.write_text("Ferry Service Resumes In Saltmere\n\nThe Saltmere harbour ferry carries 310 "
+                       "passengers on each crossing."
+                       " It was repaired over the winter by the town's boatyard.\n")
+    with page.expect_file_chooser() as chooser:
+        page.click("#qa-upload")
+    chooser.value.set_files(str(article))
+    # At once, while the article is being added, one question and then another: both are in the chat.
+    asked = ["How many Taliban prisoners will be released each day?", "Who is the Taliban's spokesman?"]
+    for question in asked:
+        page.fill("#qa-question textarea", question)
+        page.locator("#qa-question textarea").press("Enter")
+    page.wait_for_function("() => document.querySelectorAll('.qa-chat > .qa-q').length === 2", timeout=5_000)
+    assert page.input_value("#qa-question textarea") == ""
+    page.wait_for_function("() => document.querySelector('#qa-status').innerText.includes('saltmere_ferry')",
+                           timeout=60_000)
+    page.wait_for_function("() => document.querySelectorAll('.qa-chat > .qa-a.qa-answered').length === 2"
+                           " && !document.querySelector('.qa-pending, .qa-still-reading')", timeout=300_000)
+    first, second = page.locator(".qa-chat > .qa-a").all_inner_texts()
+    assert "100" in first and "Shaheen" in second
+    # The article added meanwhile answers the next question.
+    assert "310" in ask(page, "How many passengers does the Saltmere harbour ferry carry on each crossing?")
+
+
+@pytest.mark.browser
+@pytest.mark.slow
 def test_untrusted_text_stays_literal(page: Page, tmp_path: Path, shots: Path) -> None:
     new_chat(page)
     article = tmp_path / "zorblax.md"
@@ -370,13 +401,15 @@ def test_gradio_client_follow_ups_use_the_history(server: str) -> None:
 
 def test_reply_shows_a_pending_state_first(fake_qa: qa.QA) -> None:
     demo = chat.build_demo(fake_qa)
-    respond = next(f.fn for f in demo.fns.values() if f.name == "respond")
-    steps = list(respond("What is alpha?", []))
-    assert "qa-pending" in steps[0][0] and steps[0][1] == ""
-    html, _, turns = steps[-1]
-    assert "qa-pending" not in html and len(turns) == 1 and isinstance(turns[0][1], qa.Answer)
-    errors = list(respond("   ", []))
-    assert "qa-pending" not in errors[-1][0] and errors[-1][2] == []
+    line = Line()
+    shown, taken, _ = events(demo)["respond"]("What is alpha?", line)
+    assert "qa-pending" in shown and "Searching the articles" in shown and taken == "What is alpha?"
+    steps = [html for html, _ in events(demo)["serve"](line) if isinstance(html, str)]
+    assert "qa-pending" in steps[0]
+    assert "qa-pending" not in steps[-1] and len(line.turns) == 1 and isinstance(line.turns[0][1], qa.Answer)
+    empty = Line()
+    assert events(demo)["respond"]("   ", empty) == (gr.skip(),) * 3  # nothing taken: the box keeps it
+    assert empty.waiting == [] and empty.turns == []
 
 
 def test_ask_api_follows_only_the_last_10_history_questions(fake_qa: qa.QA,
@@ -406,8 +439,7 @@ def test_reply_cites_first_then_shows_the_readers_short_answer(tiny_config: qa.C
     from fake_runtime import FakeRuntime
 
     engine = qa.QA(tiny_config.replace(reader="lm"), embedder=fake_embedder, runtime=FakeRuntime("40,000"))
-    respond = next(f.fn for f in chat.build_demo(engine).fns.values() if f.name == "respond")
-    steps = [html for html, _, _ in respond("How many cars cross the bridge every day?", [])]
+    steps, _ = asked(chat.build_demo(engine), "How many cars cross the bridge every day?")
     reading = [html for html in steps if "qa-reading" in html]
     assert len(reading) == 1 and "About 40,000 cars" in reading[0] and "qa-short" not in reading[0]
     assert "qa-reading" not in steps[-1] and "Short answer: <strong>40,000</strong>" in steps[-1]

@@ -66,21 +66,30 @@ def test_the_function_gradio_runs_is_the_one_checked_whatever_the_route(
                    user.post(url + "gradio_api/api/ask", json={"data": ["Who?", None], "fn_index": "999"}),
                    # The upload function, by its index behind ask's name, given an article's path.
                    user.post(url + "gradio_api/run/ask", json={"data": [article], "fn_index": fns["upload"]}),
-                   # respond (5 inputs): by index (true is 1 to Gradio), by its name, as a batch.
-                   user.post(url + "gradio_api/run/ask", json={"data": ["Who?", None], "fn_index": True}),
+                   # The step that empties the box, run by the page alone, by index (true is 1 to
+                   # Gradio, which failed with a traceback); respond (5 inputs) by its name, as a batch;
+                   # the page's other events by their names.
+                   user.post(url + "gradio_api/run/ask", json={"data": ["Who?", "Who?"], "fn_index": True}),
                    user.post(url + "gradio_api/call/respond", json={"data": ["Who?"]}),
                    user.post(url + "gradio_api/queue/join", json={
                        "data": ["Who?", None, False, "", ""], "fn_index": fns["respond"],
-                       "session_hash": uuid.uuid4().hex, "batched": True})]
+                       "session_hash": uuid.uuid4().hex, "batched": True}),
+                   user.post(url + "gradio_api/call/example", json={"data": ["Who?", None]}),
+                   user.post(url + "gradio_api/call/stop", json={"data": []}),
+                   user.post(url + "gradio_api/call/new_chat", json={"data": []})]
     err = capfd.readouterr().err
     assert "Traceback" not in err and "Exception in ASGI" not in err, err[-3000:]
     assert [(r.status_code, r.json()["detail"]) for r in replies] == [
         (422, "there is no function '999': /gradio_api/info lists them"),
         (422, "there is no function '999': /gradio_api/info lists them"),
         (422, "upload's input 1 names a file that was not uploaded (POST /gradio_api/upload first)"),
-        (422, f"{ {i: name for name, i in fns.items()}[1]} takes 5 inputs, not 2"),
+        (422, f"{ {i: name for name, i in fns.items()}[1]} runs in the page, not on the server: there is "
+              "nothing to call"),
         (422, "respond takes 5 inputs, not 1"),
-        (422, "respond takes one call at a time, not a batch (send batched: false)")]
+        (422, "respond takes one call at a time, not a batch (send batched: false)"),
+        (422, "example takes 5 inputs, not 2"),
+        (422, "stop takes 1 inputs, not 0"),
+        (422, "new_chat takes 1 inputs, not 0")]
     assert refusals(caplog) == ["malformed call refused for user user0: there is no function '999': "
                                 "/gradio_api/info lists them" + LATER]
 

@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from chatting import asked
 from click.testing import CliRunner
 from fake_llm import FakeLLM
 
@@ -164,14 +165,12 @@ def test_chat_streams_verified_sentences_before_the_final_answer(llm_qa: qa.QA) 
     n, m = _number_of(base, "40,000"), _number_of(base, "12 million")
     reply = f"{GOOD} [{n}]. The repairs cost 12 million dollars [{m}]. {BAD} [{m}]."
     with FakeLLM(reply, chunks=12) as server:
-        demo = chat.build_demo(_with(llm_qa, server.url))
-        respond = next(f.fn for f in demo.fns.values() if f.name == "respond")
-        steps = list(respond(QUESTION, [], True))
-    drafts = [html for html, _, _ in steps[1:-1] if "qa-generated" in html]
+        steps, line = asked(chat.build_demo(_with(llm_qa, server.url)), QUESTION, use_llm=True)
+    drafts = [html for html in steps[1:-1] if "qa-generated" in html]
     # The first draft holds the first verified sentence alone: one marker, no [2] yet.
     assert drafts and "the bridge every day. <span" in drafts[0] and 'qa-cite">[2]' not in drafts[0]
-    html, _, turns = steps[-1]
-    final = turns[-1][1]
+    html, final = steps[-1], line.turns[-1][1]
+    assert isinstance(final, qa.Answer)
     assert_verified(llm_qa, final)
     assert final.dropped == (f"{BAD}.",) and "1 generated sentence(s) dropped" in html
 

@@ -12,6 +12,8 @@ from net import chat_page, serving
 from playwright.sync_api import Page
 
 import qa
+from qa.notices import NOTICES, say
+from qa.surfaces.web.render import CSS, SCROLL_JS, chat_html
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,3 +128,112 @@ def test_the_readmes_screenshot(page: Page, shots: Path) -> None:
     share = changed.histogram()[255] / (now.size[0] * now.size[1])
     assert share <= MOST_CHANGED, (f"{share:.1%} of docs/chat.png differs from the page: if the page is "
                                    f"right, copy {shots / 'chat.png'} to docs/chat.png")
+
+
+# ---- A chat that never loses a question ------------------------------------------------------
+
+# Each question a person might type while the one before it is answered, and a word of its answer.
+IN_TURN = [(QUESTIONS[0], "100"), (QUESTIONS[1], "Shaheen"), (QUESTIONS[2], "1,500")]
+# True once every question in the chat has its whole reply (none waiting, searching or still read).
+ALL_ANSWERED = ("n => document.querySelectorAll('.qa-chat > .qa-q').length === n && "
+                "document.querySelectorAll('.qa-chat > .qa-a').length === n && "
+                "!document.querySelector('.qa-chat .qa-pending, .qa-chat .qa-still-reading')")
+
+
+def _type(page: Page, text: str, enter: bool = True) -> None:
+    """Put text in the question box, pressing Enter when asked."""
+    box = page.locator("#qa-question textarea")
+    box.fill(text)
+    if enter:
+        box.press("Enter")
+
+
+def _fresh(page: Page) -> None:
+    """An empty chat and an empty question box."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.click("#qa-new-chat")
+    page.wait_for_selector(".qa-empty")
+    page.fill("#qa-question textarea", "")
+
+
+@pytest.mark.real_reading  # the later questions are typed while the model reads the first
+def test_questions_typed_back_to_back_are_each_answered_in_order(page: Page) -> None:
+    _fresh(page)
+    for n, (question, _) in enumerate(IN_TURN, 1):  # each sent while the answers before it are on their way
+        _type(page, question)
+        # In the conversation at once; the next is put in the box once the page has sent this one
+        # (Playwright fills a box in no time; the page reads it a moment after Enter).
+        page.wait_for_function("n => document.querySelectorAll('.qa-chat > .qa-q').length === n",
+                               arg=n, timeout=5_000)
+    # All three in the conversation, the later ones with their place in line, and the box empty:
+    # each question left it, and only it.
+    assert page.locator(".qa-chat > .qa-q").all_inner_texts() == [q for q, _ in IN_TURN]
+    assert page.locator(".qa-waiting").all_inner_texts() == ["Waiting: 2nd in line", "Waiting: 3rd in line"]
+    page.wait_for_function("() => document.querySelector('#qa-question textarea').value === ''",
+                           timeout=5_000)
+    page.wait_for_function(ALL_ANSWERED, arg=len(IN_TURN), timeout=300_000)
+    replies = page.locator(".qa-chat > .qa-a").all_inner_texts()
+    for (question, word), reply in zip(IN_TURN, replies, strict=True):
+        assert word in reply, (question, reply)  # each its own answer, in the order asked
+    assert page.locator("#qa-stop").is_hidden()  # nothing to stop once all are answered
+
+
+@pytest.mark.real_reading  # the box is watched while the model reads
+def test_the_box_keeps_what_is_typed_while_an_answer_is_read(page: Page) -> None:
+    _fresh(page)
+    _type(page, "How many prisoners will be freed under the decree?")
+    page.wait_for_selector(".qa-chat > .qa-a.qa-pending, .qa-chat > .qa-a.qa-still-reading")
+    page.wait_for_timeout(1_000)  # a second later, as the issue tried it, the next question is typed
+    page.locator("#qa-question textarea").press_sequentially("Where does the staggered release start?")
+    page.wait_for_function(ALL_ANSWERED, arg=1, timeout=300_000)
+    page.wait_for_timeout(500)  # any late update of the page has come
+    assert page.input_value("#qa-question textarea") == "Where does the staggered release start?"
+    page.locator("#qa-question textarea").press("Enter")
+    page.wait_for_function(ALL_ANSWERED, arg=2, timeout=300_000)
+    assert page.input_value("#qa-question textarea") == ""
+    assert page.locator(".qa-chat > .qa-q").last.inner_text() == "Where does the staggered release start?"
+
+
+@pytest.mark.real_reading  # stopped while the model reads
+def test_stop_gives_the_cited_sentences_and_the_next_question_is_answered(page: Page) -> None:
+    _fresh(page)
+    _type(page, "How many Taliban prisoners will be freed on the first day?")
+    page.locator("#qa-stop").wait_for(state="visible", timeout=10_000)
+    _type(page, "Who is the Taliban's spokesman?")
+    page.click("#qa-stop")  # the first reply is still on its way: read by the model for seconds
+    page.wait_for_function(ALL_ANSWERED, arg=2, timeout=300_000)
+    stopped, after = page.locator(".qa-chat > .qa-a").all()
+    assert stopped.locator(".qa-notice").inner_text() == say("stopped")
+    assert stopped.locator(".qa-source .qa-snippet mark").count() >= 1  # the cited sentences found
+    assert stopped.locator(".qa-short").count() == 0
+    assert "Shaheen" in after.inner_text() and after.locator(".qa-notice").count() == 0
+
+
+@pytest.mark.parametrize("code", sorted(NOTICES))
+def test_each_notice_is_shown_in_chromium(page: Page, real_qa: qa.QA, code: str) -> None:
+    """The page's HTML for an answer with each notice, drawn by Chromium: the notice's words are seen."""
+    from test_notices import BLANKS, answer_with
+
+    article = next(iter(real_qa.index.articles.values()))
+    end = article.text.index(".") + 1
+    cited = qa.Passage(article.source, article.title, article.text[:end], 0, end, 1.0)
+    tab = page.context.new_page()
+    try:
+        turn = ("A question?", answer_with(NOTICES[code], cited))
+        tab.set_content(f"<style>{CSS}</style>{chat_html(real_qa, [turn])}")
+        assert say(code, **BLANKS) in tab.inner_text("body")
+    finally:
+        tab.close()
+
+
+def test_a_reply_on_its_way_counts_its_seconds(page: Page, real_qa: qa.QA) -> None:
+    """The page counts on from the seconds the server sent (data-s) while no update comes."""
+    tab = page.context.new_page()
+    try:
+        tab.set_content(f'<div id="chat">{chat_html(real_qa, [], pending="A question?", seconds=5)}</div>')
+        assert tab.inner_text(".qa-pending") == "Searching the articles… 5 s"
+        tab.evaluate("element => {" + SCROLL_JS + "}", tab.locator("#chat").element_handle())
+        clock = "() => ['6 s', '7 s'].includes(document.querySelector('.qa-clock').textContent)"
+        tab.wait_for_function(clock, timeout=5_000)
+    finally:
+        tab.close()

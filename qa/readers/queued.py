@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextvars
 import logging
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
@@ -17,6 +19,9 @@ from qa.readers.lm.choice import MultipleChoice
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 POLL_SECONDS = 0.25  # how often a waiting question looks at its place in the queue
+# Set by a caller whose user may stop waiting (the chat's Stop): once the event is set, the question
+# leaves the queue, or its reading stops, and the model is free for the next one.
+GIVE_UP: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("qa_give_up", default=None)
 
 
 def unavailable(exc: QAError, timeout: float) -> ReaderUnavailable:
@@ -36,16 +41,23 @@ def queued(queue: FairQueue, timeout: float, user: str, work: Callable[[], T]) -
     """Run work in turn: how many are ahead, at once and whenever it changes, then its result;
     ReaderUnavailable with the notice when it cannot be had in time."""
     ticket = queue.submit(user, work, timeout)
-    ahead = queue.ahead(ticket)
+    ahead, give_up = queue.ahead(ticket), GIVE_UP.get()
     yield Waiting(ahead)
     try:
         while not queue.poll(ticket, POLL_SECONDS):
+            if give_up is not None and give_up.is_set():
+                break
             if (now := queue.ahead(ticket)) != ahead:
                 ahead = now
                 yield Waiting(ahead)
-        yield queue.result(ticket)
+        else:
+            yield queue.result(ticket)
+            return
     except QAError as exc:
         raise unavailable(exc, timeout) from exc
+    queue.cancel(ticket)  # its user stopped waiting: the model is free for the next question
+    log.info("a question was given up by its user, %d questions ahead of it", ahead)
+    raise ReaderUnavailable("stopped")
 
 
 class QueuedReader:

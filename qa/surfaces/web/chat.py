@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,21 +16,20 @@ from qa.articles.uploads import MAX_UPLOAD_BYTES, may_upload, safe_name
 from qa.errors import FAILED, BadInput, one_line
 from qa.surfaces.web.guard.clients import who
 from qa.surfaces.web.limits import RateLimited, RateLimiter
+from qa.surfaces.web.line import LOCK, MAX_WAITING, Asked, Line
 from qa.surfaces.web.page import page
-from qa.surfaces.web.render import Turn, account_html, articles_html, chat_html, status_html
+from qa.surfaces.web.render import account_html, articles_html, chat_html, status_html
+from qa.surfaces.web.serving import Serving
 
 log = logging.getLogger("qa.app")
 
 # Earlier questions an /ask call may pass: each is answered again to follow the conversation.
 MAX_HISTORY = 10
-# Turns a chat keeps (and shows) in its session, whatever the client sends: with questions cut
-# to max_question_chars, this bounds each session's state and the page sent back every turn.
-MAX_TURNS = 20
-# What one chat turn's event gives the page: the conversation, the question box, the turns kept.
-Shown = tuple[str, str, list[Turn]]
+# What taking a question gives the page: the conversation, the text taken, the Stop button.
+Taken = tuple[Any, Any, Any]
 
 
-class ChatApp:
+class ChatApp(Serving):
     """The chat's events over one engine, created on first use (not on import)."""
 
     def __init__(self, engine: qa.QA | None = None) -> None:
@@ -57,41 +55,36 @@ class ChatApp:
             log.warning("the articles folder changed but could not be indexed: %s", exc)
         return engine
 
-    def respond(self, question: str, turns: list[Turn], use_llm: bool = False, since: str = "",
-                until: str = "", request: gr.Request | None = None) -> Iterator[Shown]:
-        """Show the question with a pending reply at once, then the answer (streamed with the LLM)."""
-        # Whatever a raw API call sends: text cut to its limits, at most MAX_TURNS turns kept.
-        question = _text(question)[:self.config.retrieval.max_question_chars]
-        turns = list(turns or [])[-(MAX_TURNS - 1):]
-        if not question.strip():
-            yield chat_html(self.engine, turns), question, turns
-            return
-        yield chat_html(self.engine, turns, pending=question), "", turns
-        reply: qa.Answer | str = ""
-        try:
-            for reply in self._replies(question, turns, use_llm is True, _text(since), _text(until), request):
-                if use_llm is True or reply.provisional:  # the final answer joins the turns below
-                    yield chat_html(self.engine, turns, pending=question, draft=reply), "", turns
-        except (qa.QAError, RateLimited) as exc:
-            reply = str(exc)
-            log.info("question refused for %s: %s", who(request), reply[:200])
-        except Exception as exc:  # a bug: one line in the log, the generic message on the page
-            log.error("question failed for %s: %s", who(request), one_line(exc))
-            reply = FAILED
-        turns.append((question, reply))
-        yield chat_html(self.engine, turns), "", turns
+    def respond(self, question: str, line: Line, use_llm: bool = False, since: str = "", until: str = "",
+                request: gr.Request | None = None) -> Taken:
+        """Take the question into the chat's line at once, shown with its place in line; ``serve``
+        answers it in turn. Returns the chat, the text taken (the page then empties the box if it still
+        holds it, not what was typed since) and the Stop button; a full line takes nothing."""
+        # Whatever a raw API call sends: text cut to its limits.
+        sent = _text(question)
+        question = sent[:self.config.retrieval.max_question_chars]
+        if not isinstance(line, Line) or not question.strip():
+            return gr.skip(), gr.skip(), gr.skip()
+        if not line.add(Asked(question, use_llm is True, _text(since), _text(until))):
+            log.info("question not taken for %s: %d questions wait already", who(request), MAX_WAITING)
+            gr.Warning(f"{MAX_WAITING} questions are waiting already: ask this one once they are answered.")
+            return gr.skip(), gr.skip(), gr.skip()
+        return self.shown(line), sent, gr.update(visible=True)
 
-    def _replies(self, question: str, turns: list[Turn], use_llm: bool, since: str, until: str,
-                 request: gr.Request | None) -> Iterator[qa.Answer]:
-        """The provisional answers while the reader reads (or the model writes), then the answer."""
-        self.limiter.check(who(request))
-        engine = self.fresh()
-        history = [(q, a) for q, a in turns if isinstance(a, qa.Answer)]
-        dates: dict[str, Any] = {"since": since[:10].strip() or None, "until": until[:10].strip() or None}
-        if use_llm:
-            yield from engine.stream_llm(question, history=history, **dates)
-        else:
-            yield from engine.stream(question, history=history, user=who(request), **dates)
+    def example(self, question: str, line: Line, use_llm: bool = False, since: str = "", until: str = "",
+                request: gr.Request | None = None) -> tuple[Any, Any]:
+        """An example asked: taken into the line like a typed question, the box left as it is."""
+        chat, _, stop = self.respond(question, line, use_llm, since, until, request)
+        return chat, stop
+
+    def shown(self, line: Line) -> str:
+        """The chat as it stands: its turns, the question answered and its reply so far, those waiting."""
+        with LOCK:
+            turns, current, draft = list(line.turns), line.current, line.draft
+            waiting, seconds = [a.question for a in line.waiting], line.seconds() if current else 0
+        # The first question waits for no other one: it is shown as being answered, as it is at once.
+        pending = current.question if current else (waiting.pop(0) if waiting else None)
+        return chat_html(self.engine, turns, pending=pending, draft=draft, waiting=waiting, seconds=seconds)
 
     def upload(self, file: str | None, request: gr.Request | None = None,
                progress: gr.Progress = gr.Progress()) -> tuple[str, str]:  # noqa: B008 - Gradio's way
@@ -163,9 +156,11 @@ class ChatApp:
         uploads = gr.update(visible=may_upload(self.config, user))
         return articles_html(self.fresh()), uploads, account_html(user)
 
-    def new_chat(self) -> Shown:
-        """An empty conversation and question box."""
-        return chat_html(self.engine, []), "", []
+    def new_chat(self, line: Line) -> tuple[str, Any]:
+        """An empty conversation; the question box keeps what is typed in it."""
+        if isinstance(line, Line):
+            line.clear()
+        return chat_html(self.engine, []), gr.update(visible=False)
 
 
 def build_demo(engine: qa.QA | None = None) -> gr.Blocks:

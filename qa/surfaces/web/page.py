@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import gradio as gr
 
 import qa
+from qa.surfaces.web.line import new_line
 from qa.surfaces.web.render import CSS, SCROLL_JS, chat_html
 
 # Gradio deletes the files uploaded to it once they are this many seconds old (checked as often).
 UPLOAD_CACHE_S = 600
 # Answers (chat turns and /ask calls) handled at once; each waits its turn for the language model.
 ANSWERS_AT_ONCE = 64
+# The question box once a question is taken: empty if it still holds the text taken, else as typed.
+EMPTIED = "(box, taken) => box === taken ? '' : box"
 EXAMPLES = [
     "How many Taliban prisoners will be released each day?",
     "Who is the Taliban's spokesman?",
@@ -28,7 +30,16 @@ class Events(Protocol):
     config: qa.Config
 
     def respond(self, *args: Any, **kwargs: Any) -> Any:
-        """A question asked: the conversation as it goes."""
+        """A question asked: taken into the chat's line at once."""
+
+    def example(self, *args: Any, **kwargs: Any) -> Any:
+        """An example asked."""
+
+    def serve(self, *args: Any, **kwargs: Any) -> Any:
+        """The questions in line answered in turn: the conversation as it goes."""
+
+    def stop(self, *args: Any, **kwargs: Any) -> Any:
+        """Stop waiting for the answer being read."""
 
     def upload(self, *args: Any, **kwargs: Any) -> Any:
         """A file uploaded."""
@@ -39,7 +50,7 @@ class Events(Protocol):
     def on_load(self, *args: Any, **kwargs: Any) -> Any:
         """The page loaded."""
 
-    def new_chat(self) -> Any:
+    def new_chat(self, *args: Any, **kwargs: Any) -> Any:
         """A new conversation."""
 
 
@@ -50,6 +61,8 @@ class Controls:
     chat: gr.HTML
     question: gr.Textbox
     ask: gr.Button
+    stop: gr.Button
+    taken: gr.Textbox
     since: gr.Textbox
     until: gr.Textbox
     use_llm: gr.Checkbox
@@ -60,7 +73,7 @@ class Controls:
     upload: gr.UploadButton
     status: gr.HTML
     account: gr.HTML
-    turns: gr.State
+    line: gr.State
 
 
 def page(events: Events) -> gr.Blocks:
@@ -69,7 +82,7 @@ def page(events: Events) -> gr.Blocks:
         account = gr.HTML("", elem_id="qa-account", css_template=CSS)
         gr.Markdown("## Ask the news articles\nEvery answer cites the article sentences it comes from; "
                     "if the articles don't cover a question, it says so.")
-        turns = gr.State([])
+        line = gr.State(new_line)  # each page's own: Gradio makes one for each session
         with gr.Row():
             with gr.Column(scale=3):
                 asking = _asking(events.config)
@@ -84,7 +97,7 @@ def page(events: Events) -> gr.Blocks:
                                              type="filepath")
                     status = gr.HTML("", elem_id="qa-status", css_template=CSS)
         _wire(events, Controls(**asking, articles=articles, upload_box=upload_box, upload=upload,
-                               status=status, account=account, turns=turns), demo)
+                               status=status, account=account, line=line), demo)
     return demo
 
 
@@ -96,6 +109,10 @@ def _asking(config: qa.Config) -> dict[str, Any]:
         question = gr.Textbox(placeholder="Ask a question about the articles…", show_label=False, scale=5,
                               elem_id="qa-question", max_length=2000)
         ask = gr.Button("Ask", variant="primary", scale=1, elem_id="qa-ask")
+        # Shown while an answer is on its way.
+        stop = gr.Button("Stop waiting", variant="stop", scale=1, elem_id="qa-stop", visible=False)
+    # The text of the question last taken: the box is emptied only while it still holds that text.
+    taken = gr.Textbox(visible=False, elem_id="qa-taken")
     with gr.Row():
         since = gr.Textbox(label="Articles dated from (YYYY-MM-DD)", placeholder="any date",
                            elem_id="qa-since", max_length=10, scale=1)
@@ -109,31 +126,34 @@ def _asking(config: qa.Config) -> dict[str, Any]:
     with gr.Row():
         examples = [gr.Button(q, size="sm", elem_classes="qa-example") for q in EXAMPLES]
         new_chat = gr.Button("New chat", size="sm", elem_id="qa-new-chat")
-    return {"chat": chat, "question": question, "ask": ask, "since": since, "until": until,
-            "use_llm": use_llm, "examples": examples, "new_chat": new_chat}
+    return {"chat": chat, "question": question, "ask": ask, "stop": stop, "taken": taken, "since": since,
+            "until": until, "use_llm": use_llm, "examples": examples, "new_chat": new_chat}
 
 
 def _wire(events: Events, c: Controls, demo: gr.Blocks) -> None:
     """Which event each control runs."""
     private: dict[str, Any] = {"api_visibility": "private"}
-    # Answers run side by side (Gradio's default is one at a time): they wait for the language
-    # model in the engine's line, which takes users in turn, not in Gradio's queue.
-    together: dict[str, Any] = {"concurrency_limit": ANSWERS_AT_ONCE, "concurrency_id": "answers"}
-    inputs = [c.question, c.turns, c.use_llm, c.since, c.until]
-    outputs = [c.chat, c.question, c.turns]
-    asking: dict[str, Any] = {"fn": events.respond, "inputs": inputs, "outputs": outputs, **private,
-                              **together}
-    c.ask.click(**asking)
-    c.question.submit(**asking)
-    for button, text in zip(c.examples, EXAMPLES, strict=True):
-        button.click(_constant(text), outputs=c.question, **private).then(**asking)
-    c.new_chat.click(events.new_chat, outputs=[c.chat, c.question, c.turns], **private)
+    # A question is taken at once, whatever runs (trigger_mode "multiple": a question asked while
+    # another is answered is never ignored), then answered in turn by ``serve``. Answers run side
+    # by side (Gradio's default is one at a time): they wait for the language model in the
+    # engine's line, which takes users in turn, not in Gradio's queue.
+    at_once: dict[str, Any] = {"queue": False, "trigger_mode": "multiple", **private}
+    answering: dict[str, Any] = {"fn": events.serve, "inputs": c.line, "outputs": [c.chat, c.stop],
+                                 "concurrency_limit": ANSWERS_AT_ONCE, "concurrency_id": "answers",
+                                 "trigger_mode": "multiple", **private}
+    settings = [c.line, c.use_llm, c.since, c.until]
+    for trigger in (c.ask.click, c.question.submit):
+        taking = trigger(events.respond, inputs=[c.question, *settings],
+                         outputs=[c.chat, c.taken, c.stop], **at_once)
+        # In the page, not from the server: what was typed while the question was taken stays.
+        taking.then(None, inputs=[c.question, c.taken], outputs=c.question, js=EMPTIED, **at_once)
+        taking.then(**answering)
+    for button in c.examples:  # a button's value is its text
+        button.click(events.example, inputs=[button, *settings], outputs=[c.chat, c.stop],
+                     **at_once).then(**answering)
+    c.stop.click(events.stop, inputs=c.line, outputs=None, **at_once)
+    c.new_chat.click(events.new_chat, inputs=c.line, outputs=[c.chat, c.stop], **at_once)
     # Public so scripts can add articles (gradio_client, handle_file); upload() checks rights.
     c.upload.upload(events.upload, inputs=c.upload, outputs=[c.status, c.articles], api_name="upload")
     demo.load(events.on_load, outputs=[c.articles, c.upload_box, c.account], **private)
-    gr.api(events.ask_api, api_name="ask", **together)
-
-
-def _constant(value: str) -> Callable[[], str]:
-    """A handler returning value (avoids the late-binding lambda-in-a-loop trap)."""
-    return lambda: value
+    gr.api(events.ask_api, api_name="ask", concurrency_limit=ANSWERS_AT_ONCE, concurrency_id="answers")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 import qa
 from qa.answering.layout import VERDICTS
@@ -28,6 +29,7 @@ CSS = """
 .qa-a.qa-not-covered{background:#fffbeb;border:1px solid #f59e0b}
 .qa-a.qa-error{background:#fef2f2;border:1px solid #ef4444;color:#991b1b}
 .qa-a.qa-pending{color:#6b7280;font-style:italic}
+.qa-clock{font-variant-numeric:tabular-nums}
 .qa-cite{color:#2563eb;font-weight:600;font-size:.85em}
 .qa-short{margin:0 0 4px}
 .qa-list{margin:4px 0;padding-left:20px}.qa-side{margin:4px 0}.qa-verdict{font-size:1.05em}
@@ -87,6 +89,15 @@ new MutationObserver(() => {
   // Again as the new reply's styles and fonts settle; a reader scrolling meanwhile is not fought for long.
   for (const ms of [0, 100, 300, 700]) setTimeout(follow, ms);
 }).observe(element, {childList: true, subtree: true});
+// The time a reply has taken so far, counted on here between the server's updates (data-s: its
+// seconds when sent), so that the wait is seen to go on while the language model reads.
+setInterval(() => {
+  for (const clock of element.querySelectorAll('.qa-clock')) {
+    clock.dataset.t0 = clock.dataset.t0 || String(Date.now() - 1000 * Number(clock.dataset.s || 0));
+    const shown = Math.floor((Date.now() - Number(clock.dataset.t0)) / 1000) + ' s';
+    if (clock.textContent !== shown) clock.textContent = shown;
+  }
+}, 500);
 """
 
 
@@ -95,8 +106,14 @@ def _ms(value: float) -> str:
     return f"{value:.1f} ms" if value < 10 else f"{value:.0f} ms"
 
 
-def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
-    """The answer bubble: text with [n] markers, bold short answer, timing line and sources."""
+def clock_html(seconds: int) -> str:
+    """The seconds a reply has taken so far; the page counts on from them."""
+    return f'<span class="qa-clock" data-s="{int(seconds)}">{int(seconds)} s</span>'
+
+
+def answer_html(engine: qa.QA, answer: qa.Answer, seconds: int | None = None) -> str:
+    """The answer bubble: text with [n] markers, bold short answer, timing line and sources (and,
+    given ``seconds``, a reply still on its way: how long it has taken so far)."""
     llm = answer.timings.get("llm_ms")
     model = f" · local model {_ms(llm)}" if llm is not None else ""
     read, spans = answer.timings.get("read_ms"), not answer.model
@@ -120,7 +137,9 @@ def answer_html(engine: qa.QA, answer: qa.Answer) -> str:
     if answer.provisional:
         wait = (f"In line for the language model: {answer.ahead} question{'s' * (answer.ahead > 1)} "
                 "ahead of yours…" if answer.ahead else "Reading the sentences for the short answer…")
-        short = f'<p class="qa-reading">{wait}</p>'
+        short = f'<p class="qa-reading">{wait} {clock_html(seconds or 0)}</p>'
+    elif seconds is not None:  # a written answer still streaming
+        short = f'<p class="qa-reading">Writing the answer… {clock_html(seconds)}</p>{short}'
     if answer.notice:
         short = f'<p class="qa-notice">{_esc(answer.notice)}</p>{short}'
     sources = "".join(source_html(engine, n, c, short=answer.short_span)
@@ -155,8 +174,9 @@ def body_html(answer: qa.Answer) -> str:
 
 
 def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = None,
-              draft: qa.Answer | None = None) -> str:
-    """The whole conversation as HTML built here, every piece of text escaped."""
+              draft: qa.Answer | None = None, waiting: Sequence[str] = (), seconds: int = 0) -> str:
+    """The whole conversation as HTML built here, every piece of text escaped: the turns, the question
+    being answered (``pending``, its reply so far ``draft``, ``seconds`` taken), those ``waiting``."""
     parts = []
     for question, reply in turns:
         parts.append(f'<div class="qa-q">{_esc(question)}</div>')
@@ -165,14 +185,24 @@ def chat_html(engine: qa.QA | None, turns: list[Turn], pending: str | None = Non
     if pending is not None and draft is not None and engine:
         # Still being read (the cited sentences, the short answer to come), or a generated answer
         # still streaming (only its verified sentences so far).
-        parts.append(f'<div class="qa-q">{_esc(pending)}</div>{answer_html(engine, draft)}')
+        parts.append(f'<div class="qa-q">{_esc(pending)}</div>{answer_html(engine, draft, seconds)}')
     elif pending is not None:
-        parts.append(f'<div class="qa-q">{_esc(pending)}</div>'
-                     '<div class="qa-a qa-pending">Searching the articles…</div>')
+        parts.append(f'<div class="qa-q">{_esc(pending)}</div><div class="qa-a qa-pending">Searching the '
+                     f"articles… {clock_html(seconds)}</div>")
+    # Questions asked meanwhile, each with its place in this chat's line (the one answered is 1st).
+    for place, question in enumerate(waiting, 1 + (pending is not None)):
+        parts.append(f'<div class="qa-q">{_esc(question)}</div>'
+                     f'<div class="qa-a qa-pending qa-waiting">Waiting: {ordinal(place)} in line</div>')
     if not parts:
         parts.append('<div class="qa-empty">Ask a question about the news articles, '
                      "or click an example below.</div>")
     return f'<div class="qa-chat">{"".join(parts)}</div>'
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th … 11th, 12th, 13th … 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def articles_html(engine: qa.QA) -> str:

@@ -5,8 +5,9 @@ Every route that runs a function of the page (``queue/join``, ``run/``, ``api/``
 Gradio reads it (the queue's, ``run/`` and ``api/``, where it wins over the name in the path),
 else the one the name names. Gradio logs a traceback for a call naming no function, sending fewer
 inputs than its function takes, a keyword its function lacks, or giving a file input anything but
-a file uploaded to its folder (say ``{"path": "/etc/hostname"}``, or the folder itself): a
-signed-in user could flood the log that way. The guard refuses such calls with 422 and one line.
+a file uploaded to its folder (say ``{"path": "/etc/hostname"}``, or the folder itself), or
+naming a step the page runs itself (no function on the server): a signed-in user could flood
+the log that way. The guard refuses such calls with 422 and one line.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ def _by_keywords(app: Any, api: str, request: dict) -> str | tuple:
 def inputs_problem(fn: Any, data: list) -> str | None:
     """Why data cannot be the inputs of fn (too few, the wrong kind, a file not uploaded); or None."""
     name = fn.api_name or fn.name
+    if getattr(fn, "fn", True) is None:  # a step the page runs itself (its js): Gradio fails on a call
+        return f"{name} runs in the page, not on the server: there is nothing to call"
     if getattr(fn, "batch", False):
         return None  # a batch function takes a list per input; none is served here
     if len(data) < len(fn.inputs):
