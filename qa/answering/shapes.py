@@ -141,10 +141,16 @@ class YesNo(Broad):
         return reading.verdict  # None when the model could not read: the sentences alone, with a notice
 
     def pieces(self, draft: Draft, reading: Reading) -> tuple[list[Piece], str | None]:
-        """The sentences the verdict was read from, the most relevant first."""
-        given = [s for s in reading.given if shown(s)] or self.candidates(draft)
+        """The sentences the verdict was read from, the most relevant first (without a verdict, those
+        it would be read from: the pool's best)."""
+        given = [s for s in reading.given if shown(s)] or self.best(draft)
         chosen = self.choose(draft, given)
         return ([Piece(tuple(chosen))] if chosen else []), None
+
+    def best(self, draft: Draft) -> list[Sentence]:
+        """The pool's best sentences by their score, as a verdict reader reads them."""
+        pool = [s for s in draft.evidence.read if shown(s)] or self.candidates(draft)
+        return sorted(pool, key=lambda s: -s.score)[:self.most]
 
 
 def definition(sentence: Sentence, name: str) -> str | None:
