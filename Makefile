@@ -112,7 +112,7 @@ chat: index
 # Ray clusters' files in the same one (tests/conftest.py). FAST=1: the tests that need no real
 # model, server or browser (docs/development.md).
 test: $(TEST_STAMP) browser
-	$(PY) -m pytest -q -n 3 $(if $(FAST),-m "not slow",--dist loadgroup --no-loadscope-reorder) $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n 3 $(if $(FAST),-m "not slow",--dist loadgroup) $(PYTEST_ARGS)
 
 # The test extras alone (CI times each step: .ci/run).
 test-extras: $(TEST_STAMP)

@@ -284,13 +284,3 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         # start once; the files that start Ray clusters share one, so no two clusters run at once.
         item.add_marker(pytest.mark.xdist_group("ray" if item.get_closest_marker("cluster")
                                                 else item.nodeid.split("::")[0]))
-    # The longest process first: the Ray files, then the files with slow tests, each file's tests
-    # kept together (make test passes --no-loadscope-reorder, which sends the groups in this order);
-    # the suite ends when its last process does, and the Ray group alone takes most of it.
-    weight: dict[str, tuple[bool, bool]] = {}
-    for item in items:
-        group = item.nodeid.split("::")[0]
-        ray, slow = weight.get(group, (False, False))
-        weight[group] = (ray or bool(item.get_closest_marker("cluster")),
-                         slow or bool(item.get_closest_marker("slow")))
-    items.sort(key=lambda item: tuple(not w for w in weight[item.nodeid.split("::")[0]]))
