@@ -142,15 +142,14 @@ class YesNo(Broad):
 
     def pieces(self, draft: Draft, reading: Reading) -> tuple[list[Piece], str | None]:
         """The sentences the verdict was read from, the most relevant first (without a verdict, those
-        it would be read from: the pool's best)."""
+        it would be read from: the pool's first)."""
         given = [s for s in reading.given if shown(s)] or self.best(draft)
         chosen = self.choose(draft, given)
         return ([Piece(tuple(chosen))] if chosen else []), None
 
     def best(self, draft: Draft) -> list[Sentence]:
-        """The pool's best sentences by their score, as a verdict reader reads them."""
-        pool = [s for s in draft.evidence.read if shown(s)] or self.candidates(draft)
-        return sorted(pool, key=lambda s: -s.score)[:self.most]
+        """The pool's first sentences in the order a verdict reader reads them."""
+        return ([s for s in draft.evidence.read if shown(s)] or self.candidates(draft))[:self.most]
 
 
 def definition(sentence: Sentence, name: str) -> str | None:
