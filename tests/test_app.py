@@ -299,7 +299,9 @@ def test_questions_asked_during_an_upload_are_answered(page: Page, tmp_path: Pat
         page.fill("#qa-question textarea", question)
         page.locator("#qa-question textarea").press("Enter")
     page.wait_for_function("() => document.querySelectorAll('.qa-chat > .qa-q').length === 2", timeout=5_000)
-    assert page.input_value("#qa-question textarea") == ""
+    # The page empties the box once the server has taken the question (a moment after it is shown).
+    page.wait_for_function("() => document.querySelector('#qa-question textarea').value === ''",
+                           timeout=5_000)
     page.wait_for_function("() => document.querySelector('#qa-status').innerText.includes('saltmere_ferry')",
                            timeout=60_000)
     page.wait_for_function("() => document.querySelectorAll('.qa-chat > .qa-a.qa-answered').length === 2"
