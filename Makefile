@@ -108,11 +108,11 @@ chat: index
 	$(PY) app.py
 
 # Every test in three processes (pytest-xdist): most of them wait on a socket, a server, a browser
-# or a subprocess, so three fill two cores; a file runs in one of them (its servers start once), the
-# Ray clusters' files in the same one (tests/conftest.py). FAST=1: the tests that need no real
-# model, server or browser (docs/development.md).
+# or a subprocess, so three fill two cores; a file runs in one of them (--dist loadfile: its servers
+# and Ray cluster start once). FAST=1: the tests that need no real model, server or browser
+# (docs/development.md).
 test: $(TEST_STAMP) browser
-	$(PY) -m pytest -q -n 3 $(if $(FAST),-m "not slow",--dist loadgroup) $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(if $(FAST),3 -m "not slow",4 --dist loadfile --no-loadscope-reorder) $(PYTEST_ARGS)
 
 # The test extras alone (CI times each step: .ci/run).
 test-extras: $(TEST_STAMP)

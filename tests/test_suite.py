@@ -40,3 +40,11 @@ def test_real_model_fixtures_mark_a_test_slow(request: pytest.FixtureRequest) ->
     items = request.session.items
     real = [item for item in items if REAL & set(getattr(item, "fixturenames", ()))]
     assert all(item.get_closest_marker("slow") for item in real)
+
+
+def test_the_longest_files_go_first() -> None:
+    """Each file conftest starts first is a test file here, and a session's tests come in that order."""
+    from conftest import LONGEST_FIRST
+
+    assert all((ROOT / "tests" / name).is_file() for name in LONGEST_FIRST)
+    assert len(set(LONGEST_FIRST)) == len(LONGEST_FIRST)
