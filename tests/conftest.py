@@ -206,12 +206,19 @@ REPLIES = Replies()
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _replies_within_the_run() -> Iterator[Replies]:
-    """Every in-process real runtime answers a prompt it already read in this run from REPLIES."""
+def _replies_within_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replies]:
+    """Every in-process real runtime answers a prompt it already read in this run from REPLIES; the
+    processes the tests start (`qa` commands, servers, Ray's nodes) share the run's folder of
+    replies instead (tests/subprocess_site/replayed.py), across pytest-xdist's workers too."""
     from qa.llm.llama import LlamaRuntime
 
     real = LlamaRuntime.complete
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "replies"
+    site = str(Path(__file__).parent / "subprocess_site")
     with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTEST_QA_REPLIES", str(folder))
+        patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [site, os.environ.get("PYTHONPATH")])))
         patch.setattr(LlamaRuntime, "complete", lambda runtime, *args, **kwargs: REPLIES.complete(
             real, runtime, *args, **kwargs))
         yield REPLIES

@@ -19,7 +19,9 @@ ROOT = Path(__file__).parent.parent
 
 def run_eval(tmp_path: Path, *args: str, timeout: float = 900) -> dict:
     """`python -m eval ARGS` writing into tmp_path; the JSON it wrote."""
-    env = {**os.environ, "QA_EVAL_OUT": str(tmp_path), "HF_HUB_OFFLINE": "1"}
+    # Benchmarks: every prompt read by the model, none answered from the run's replies.
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTEST_QA_REPLIES"}, "QA_EVAL_OUT": str(tmp_path),
+           "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([sys.executable, "-m", "eval", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -1,0 +1,113 @@
+"""The real model's replies shared by the processes of one test run: the first reading of a prompt
+is always real, and a repeat (the same model file, messages and settings) in any process the tests
+started is answered from a file of the run's folder, its pieces streamed again; a reading that was
+stopped is never kept, and one asked to stop is read again. The `qa` commands, servers and Ray
+replicas the tests start each load the model anew, so without this each repeat reads again."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import json
+import os
+import pickle
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+TARGET = "qa.llm.llama"
+# Set while a runtime puts its fixed instruction into the model's cache: that reading must happen
+# (the cache it fills is saved to a file and restored by later starts), so it is never replayed.
+_priming = threading.local()
+
+
+def key(runtime, messages, max_tokens, stop, grammar, top_logprobs) -> str:
+    """The file name of a reading: what decides the reply at temperature 0."""
+    said = json.dumps([runtime.name, messages, max_tokens, list(stop), grammar, top_logprobs])
+    return hashlib.sha256(said.encode()).hexdigest() + ".pickle"
+
+
+def replaying(real, folder: Path):
+    """LlamaRuntime.complete, answering repeats from folder and keeping what it reads there."""
+
+    def complete(runtime, messages, max_tokens=16, stop=(), grammar=None, top_logprobs=0, on_text=None,
+                 give_up=None):  # the signature of qa.llm.base.Runtime.complete
+        from qa.llm.queue import current_stop
+
+        if getattr(_priming, "on", False):
+            return real(runtime, messages, max_tokens, stop, grammar, top_logprobs, on_text, give_up)
+        give_up = give_up or current_stop()
+        path = folder / key(runtime, messages, max_tokens, stop, grammar, top_logprobs)
+        if path.is_file() and not (give_up and give_up()):
+            completion, pieces = pickle.loads(path.read_bytes())
+            for piece in pieces if on_text else ():
+                on_text(piece)
+            return completion
+        pieces: list[str] = []
+        stopped: list[bool] = []
+
+        def hear(piece: str) -> None:
+            pieces.append(piece)
+            on_text(piece)
+
+        def asked_to_stop() -> bool:
+            stopped.append(give_up())
+            return stopped[-1]
+
+        # Called as it was: a reading nobody streams or stops takes the runtime's own unstreamed path.
+        completion = real(runtime, messages, max_tokens, stop, grammar, top_logprobs,
+                          hear if on_text else None, asked_to_stop if give_up else None)
+        if not any(stopped):  # written whole, then renamed: a reader never sees half a file
+            fd, part = tempfile.mkstemp(dir=folder, suffix=".part")
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump((completion, tuple(pieces) or (completion.text,)), fh)
+            os.replace(part, path)
+        return completion
+
+    return complete
+
+
+def priming(real):
+    """LlamaRuntime._prime, with every reading it makes real."""
+
+    def prime(runtime, *args, **kwargs):
+        _priming.on = True
+        try:
+            return real(runtime, *args, **kwargs)
+        finally:
+            _priming.on = False
+
+    return prime
+
+
+class _Patcher(importlib.abc.MetaPathFinder):
+    """Finds qa.llm.llama as the path finder does and patches its runtime once it has run."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def find_spec(self, name, path, target=None):
+        if name != TARGET:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+        folder = self.folder
+
+        def exec_module(module) -> None:
+            run(module)
+            runtime = module.LlamaRuntime
+            runtime.complete = replaying(runtime.complete, folder)
+            runtime._prime = priming(runtime._prime)
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def install(folder: str) -> None:
+    """Patch the model's runtime of this process when it is imported."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    sys.meta_path.insert(0, _Patcher(Path(folder)))
