@@ -1,6 +1,6 @@
 """The cluster build and service on a real local Ray cluster: a head and a worker node, one CPU each.
 
-Run alone with `pytest -m cluster`. The corpus is the seeds plus about 300 RealTime QA passages
+Run alone with `pytest -m cluster`. The corpus is the seeds plus about 100 RealTime QA passages
 (from ../shared, left out when absent), given to the cluster as JSON Lines.
 """
 
@@ -68,7 +68,7 @@ def corpus(tmp_path_factory) -> tuple[Path, list]:
 
     articles = load_articles(eval_articles())
     try:
-        articles += rtqa_articles(300)
+        articles += rtqa_articles(100)
     except MissingData:  # RealTime QA is not on this machine: the seeds alone
         pass
     path = tmp_path_factory.mktemp("corpus") / "articles.jsonl"
@@ -163,7 +163,7 @@ def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, 
     # Copies of the corpus under other ids, so that the build outlasts the kill whether or not
     # RealTime QA is on the machine (the seeds alone build in a few seconds).
     rows = [json.loads(line) for line in corpus[0].open()]
-    copies = max(1, 60 // len(rows))
+    copies = max(1, 30 // len(rows))
     big = tmp_path / "big.jsonl"
     big.write_text("".join(json.dumps({**r, "id": f"{n}-{r['id']}"}) + "\n"
                            for n in range(copies) for r in rows))

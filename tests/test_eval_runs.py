@@ -40,21 +40,21 @@ def test_eval_formats_times_each_format_against_its_text(tmp_path: Path) -> None
 
 
 def test_eval_scale_builds_passages_and_sizes_vector_indexes(tmp_path: Path, model_cache: Path) -> None:
-    result = run_eval(tmp_path, "scale", "--only", "build,vectors", "--passages", "120", "--sizes", "20000",
+    result = run_eval(tmp_path, "scale", "--only", "build,vectors", "--passages", "120", "--sizes", "10000",
                       "--queries", "12")
     build = result["build"]
     # Articles enough for about 120 passages (chunks), embedded and tagged.
     assert build["articles"] >= 1 and build["passages"] >= 120 and build["passages_per_s"] > 0
     assert 0 < build["share_of_raw_passage_rate"]
     (row,) = result["vectors"]["sizes"]
-    assert row["vectors"] == 20000 and row["dense_type_chosen"] in ("flat", "ivf")
+    assert row["vectors"] == 10000 and row["dense_type_chosen"] in ("flat", "ivf")
     assert row["ivf"]["sweep"] and all(0 <= s["recall@10"] <= 1 for s in row["ivf"]["sweep"])
     assert row["ivf"]["chosen"]["recall@10"] >= 0.95 or row["ivf"]["chosen"] == row["ivf"]["sweep"][-1]
     assert "bench" not in result and "peer" not in result  # --only ran only those two
 
 
 def test_eval_llm_answers_both_ways_with_the_readers_model(tmp_path: Path, model_cache: Path) -> None:
-    result = run_eval(tmp_path, "llm", "--limit", "3")
+    result = run_eval(tmp_path, "llm", "--limit", "1")
     assert result["questions"] == len(result["rows"]) >= 1
     assert result["writer"].startswith("qwen2.5-coder-1.5b-instruct")  # in process, no server
     rows, llm = result["rows"], result["llm"]

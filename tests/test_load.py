@@ -51,9 +51,11 @@ def corpus_root(onnx_cache: Path) -> Path:
 
 def test_kill_9_of_qa_build_keeps_a_whole_index(corpus_root: Path, model_cache: Path) -> None:
     build_s = float(corpus_root.joinpath("build_s").read_text())
-    rows = faults.kill_builds(corpus_root, moments=2, build_s=build_s, seed=12, articles=6, mid_batch=1)
+    # One kill at a random moment and one at the moment it saved its first vectors (`python -m eval
+    # faults` kills at more random moments).
+    rows = faults.kill_builds(corpus_root, moments=1, build_s=build_s, seed=12, articles=6, mid_batch=1)
     print(rows)
-    assert len(rows) == 3  # each row passed the checksum check and `qa ask`
+    assert len(rows) == 2  # each row passed the checksum check and `qa ask`
     # The last kill landed while the build ran: the moment it had saved its first vectors.
     mid = rows[-1]
     assert mid["moment"] == "first saved batch" and mid["had_finished"] is False, rows
@@ -66,9 +68,9 @@ def test_kill_9_of_qa_build_keeps_a_whole_index(corpus_root: Path, model_cache: 
 def test_kill_9_of_an_uploads_build_changes_nothing(corpus_root: Path, model_cache: Path) -> None:
     from eval.perf.processes import kill_at
 
-    rows = faults.kill_uploads(corpus_root, moments=2, seed=12, lines=100)
+    rows = faults.kill_uploads(corpus_root, moments=1, seed=12, lines=100)
     # Each row passed its checks; a kill at a random moment may land once the upload is done.
-    assert len(rows) == 2 and all(r["unchanged"] or r["committed"] for r in rows), rows
+    assert len(rows) == 1 and all(r["unchanged"] or r["committed"] for r in rows), rows
     # The kill this test makes sure of: mid-way through the upload's build, the moment it saved its
     # first vectors (a new file in index/.partial/), so the upload was never published.
     big = corpus_root / "big_upload.txt"  # two batches of vectors and more: the kill lands inside
