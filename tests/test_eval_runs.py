@@ -54,7 +54,9 @@ def test_eval_scale_builds_passages_and_sizes_vector_indexes(tmp_path: Path, mod
 
 
 def test_eval_llm_answers_both_ways_with_the_readers_model(tmp_path: Path, model_cache: Path) -> None:
-    result = run_eval(tmp_path, "llm", "--limit", "1")
+    # Time enough for its one generated reply on a loaded machine (past --timeout it is a fallback,
+    # with no sentence to check).
+    result = run_eval(tmp_path, "llm", "--limit", "1", "--timeout", "600")
     assert result["questions"] == len(result["rows"]) >= 1
     assert result["writer"].startswith("qwen2.5-coder-1.5b-instruct")  # in process, no server
     rows, llm = result["rows"], result["llm"]
