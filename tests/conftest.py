@@ -171,34 +171,20 @@ class Replies:
 
     def complete(self, real, runtime, messages, max_tokens=16, stop=(), grammar=None, top_logprobs=0,
                  on_text=None, give_up=None):  # the signature of qa.llm.base.Runtime.complete
+        from subprocess_site.replayed import read_or_replay
+
         from qa.llm.queue import current_stop
 
-        give_up = give_up or current_stop()
         mine = runtime.__dict__.setdefault("_replies_key", next(self.runtimes))  # another runtime reads anew
         key = (mine, json.dumps(messages), max_tokens, tuple(stop), grammar, top_logprobs)
-        if self.replay and key in self.kept and not (give_up and give_up()):
+        completion, replayed = read_or_replay(
+            real, runtime, messages, max_tokens, stop, grammar, top_logprobs, on_text,
+            give_up or current_stop(), lambda: self.kept.get(key) if self.replay else None,
+            lambda kept: self.kept.__setitem__(key, kept))
+        if replayed:
             self.repeated += 1
-            completion, pieces = self.kept[key]
-            for piece in pieces if on_text else ():
-                on_text(piece)
-            return completion
-        pieces: list[str] = []
-        stopped: list[bool] = []
-
-        def hear(piece: str) -> None:
-            pieces.append(piece)
-            on_text(piece)
-
-        def asked_to_stop() -> bool:
-            stopped.append(give_up())
-            return stopped[-1]
-
-        # Called as it was: a reading nobody streams or stops takes the runtime's own unstreamed path.
-        completion = real(runtime, messages, max_tokens, stop, grammar, top_logprobs,
-                          hear if on_text else None, asked_to_stop if give_up else None)
-        self.read += 1
-        if not any(stopped):
-            self.kept[key] = (completion, tuple(pieces) or (completion.text,))
+        else:
+            self.read += 1
         return completion
 
 

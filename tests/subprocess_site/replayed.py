@@ -29,6 +29,35 @@ def key(runtime, messages, max_tokens, stop, grammar, top_logprobs) -> str:
     return hashlib.sha256(said.encode()).hexdigest() + ".pickle"
 
 
+def read_or_replay(real, runtime, messages, max_tokens, stop, grammar, top_logprobs, on_text, give_up,
+                   kept, keep) -> tuple[object, bool]:
+    """(the completion, whether it was replayed): kept() is a repeat's (completion, pieces) or None;
+    keep(...) is given a reading that ran to its end, never one that was stopped."""
+    found = kept()
+    if found is not None and not (give_up and give_up()):
+        completion, pieces = found
+        for piece in pieces if on_text else ():
+            on_text(piece)
+        return completion, True
+    pieces: list[str] = []
+    stopped: list[bool] = []
+
+    def hear(piece: str) -> None:
+        pieces.append(piece)
+        on_text(piece)
+
+    def asked_to_stop() -> bool:
+        stopped.append(give_up())
+        return stopped[-1]
+
+    # Called as it was: a reading nobody streams or stops takes the runtime's own unstreamed path.
+    completion = real(runtime, messages, max_tokens, stop, grammar, top_logprobs,
+                      hear if on_text else None, asked_to_stop if give_up else None)
+    if not any(stopped):
+        keep((completion, tuple(pieces) or (completion.text,)))
+    return completion, False
+
+
 def replaying(real, folder: Path):
     """LlamaRuntime.complete, answering repeats from folder and keeping what it reads there."""
 
@@ -38,33 +67,17 @@ def replaying(real, folder: Path):
 
         if getattr(_priming, "on", False):
             return real(runtime, messages, max_tokens, stop, grammar, top_logprobs, on_text, give_up)
-        give_up = give_up or current_stop()
         path = folder / key(runtime, messages, max_tokens, stop, grammar, top_logprobs)
-        if path.is_file() and not (give_up and give_up()):
-            completion, pieces = pickle.loads(path.read_bytes())
-            for piece in pieces if on_text else ():
-                on_text(piece)
-            return completion
-        pieces: list[str] = []
-        stopped: list[bool] = []
 
-        def hear(piece: str) -> None:
-            pieces.append(piece)
-            on_text(piece)
-
-        def asked_to_stop() -> bool:
-            stopped.append(give_up())
-            return stopped[-1]
-
-        # Called as it was: a reading nobody streams or stops takes the runtime's own unstreamed path.
-        completion = real(runtime, messages, max_tokens, stop, grammar, top_logprobs,
-                          hear if on_text else None, asked_to_stop if give_up else None)
-        if not any(stopped):  # written whole, then renamed: a reader never sees half a file
+        def keep(kept: tuple) -> None:  # written whole, then renamed: a reader never sees half a file
             fd, part = tempfile.mkstemp(dir=folder, suffix=".part")
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump((completion, tuple(pieces) or (completion.text,)), fh)
+                pickle.dump(kept, fh)
             os.replace(part, path)
-        return completion
+
+        return read_or_replay(real, runtime, messages, max_tokens, stop, grammar, top_logprobs, on_text,
+                              give_up or current_stop(),
+                              lambda: pickle.loads(path.read_bytes()) if path.is_file() else None, keep)[0]
 
     return complete
 
