@@ -34,6 +34,7 @@ from qa.index.load import load_index
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent
 TALIBAN = "How many Taliban prisoners will be released each day?"
+ARTICLES = 60  # the killed build's corpus: 8 batches of 8 for the two actors, one taken when the kill lands
 
 
 @pytest.fixture(scope="module")
@@ -160,30 +161,26 @@ def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, 
     from qa.cluster.build import build_on_ray
     from qa.text.chunk import chunk_article
 
-    # Copies of the corpus under other ids, so that the build outlasts the kill whether or not
-    # RealTime QA is on the machine (the seeds alone build in a few seconds).
+    # Copies of the corpus under other ids, ARTICLES in all, so that the build outlasts the kill
+    # whether or not RealTime QA is on the machine (28 articles once ended before the kill landed).
     rows = [json.loads(line) for line in corpus[0].open()]
-    copies = max(1, 30 // len(rows))
+    picked = [(k // len(rows), k % len(rows)) for k in range(max(ARTICLES, len(rows)))]
     big = tmp_path / "big.jsonl"
-    big.write_text("".join(json.dumps({**r, "id": f"{n}-{r['id']}"}) + "\n"
-                           for n in range(copies) for r in rows))
-    # The build's own progress: each article's result as the driver takes it from the pool.
+    big.write_text("".join(json.dumps({**rows[i], "id": f"{n}-{rows[i]['id']}"}) + "\n" for n, i in picked))
+    # The build's own progress: each article's result as the driver takes it from the pool. The kill
+    # lands as the driver takes the first: the pool is then mid-build, with most batches to come.
     taken: list[str] = []
-    first = threading.Event()
+    events: list[tuple[str, int]] = []  # ("kill", pieces taken by then), ("returned", ...), in order
+    killed: list[int] = []
     unpack = cluster_build.unpack
 
     def counted(payload):
+        if not taken:
+            kill_one()
         taken.append("piece")
-        first.set()
         return unpack(payload)
 
-    monkeypatch.setattr(cluster_build, "unpack", counted)
-    events: list[tuple[str, int]] = []  # ("kill", pieces taken by then), ("returned", ...), in order
-    killed: list[int] = []
-
     def kill_one() -> None:
-        if not first.wait(300):  # the pool has done its first batch: the actors are mid-build
-            return
         for pid in _worker_pids(cluster, "ArticleWorker"):
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -193,17 +190,15 @@ def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(cluster, corpus, 
             events.append(("kill", len(taken)))
             return
 
-    killer = threading.Thread(target=kill_one, daemon=True)
-    killer.start()
+    monkeypatch.setattr(cluster_build, "unpack", counted)
     report = build_on_ray(_config(onnx_cache, tmp_path / "index"), cluster.address, big)
     events.append(("returned", len(taken)))
-    killer.join(30)
     assert killed, "no ArticleWorker actor was seen to kill"
     # The kill landed while the build ran, and articles were still taken from the pool after it.
     (kill, before), (returned, after) = events
-    assert (kill, returned) == ("kill", "returned") and before < after and after >= len(rows) * copies, events
+    assert (kill, returned) == ("kill", "returned") and before < after and after >= len(picked), events
     built = load_index(tmp_path / "index")
-    expected = copies * sum(len(chunk_article(a)) for a in corpus[1])
+    expected = sum(len(chunk_article(corpus[1][i])) for _, i in picked)
     assert report.embedded_chunks == len(built.chunks) == expected
 
 
