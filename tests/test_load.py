@@ -17,10 +17,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.load]
 
 
 @pytest.fixture(autouse=True)
-def span_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+def span_reader(model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The servers and `qa` commands these tests start read with the span reader: what they check
     (no failure, exact offsets, whole indexes) does not depend on the reader, and the language
-    model would let a 10 s run finish a handful of requests."""
+    model would let a 10 s run finish a handful of requests. Set after ``model_cache``, which sets
+    QA_READER=lm (set before it, the servers read with the model: 0.3 answers a second)."""
     monkeypatch.setenv("QA_READER", "spans")
 
 
@@ -31,6 +32,7 @@ def test_short_load_run_loses_nothing(tmp_path: Path, model_cache: Path) -> None
     assert json.loads(out.read_text())["requests"] == result["requests"] > 0
     assert result["failed"] == 0, result["failures"]
     assert result["citations_checked"] > 0
+    assert result["readers"]["lm"] == 0  # the span reader's load, as this file sets it
     assert [u["ok"] and u["answered_from_it"] for u in result["upload_results"]] == [True, True]
     # Reported, not asserted: memory growth over seconds depends on the machine's scheduling; the
     # minute-long `python -m eval load` measures it (docs/team.md quotes it).
