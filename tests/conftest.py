@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import itertools
-import json
 import os
 import shutil
 import tempfile
@@ -159,54 +157,51 @@ def model_cache(onnx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 class Replies:
-    """The real model's replies in this run, per runtime: the first reading of a prompt is always
-    real, and a repeat (the same runtime, messages and settings) is answered from here, its pieces
-    streamed again; a reading that was stopped is never kept, and one asked to stop is read again."""
+    """How many of the real model's readings in this process were real and how many repeats, and
+    whether a repeat may be answered from the run's replies (not in a test marked real_reading)."""
 
     def __init__(self) -> None:
-        self.kept: dict[tuple, tuple[object, tuple[str, ...]]] = {}
-        self.runtimes = itertools.count()
         self.read = self.repeated = 0
         self.replay = True  # off in a test marked real_reading: it watches the page while the model reads
 
-    def complete(self, real, runtime, messages, max_tokens=16, stop=(), grammar=None, top_logprobs=0,
-                 on_text=None, give_up=None):  # the signature of qa.llm.base.Runtime.complete
-        from subprocess_site.replayed import read_or_replay
-
-        from qa.llm.queue import current_stop
-
-        mine = runtime.__dict__.setdefault("_replies_key", next(self.runtimes))  # another runtime reads anew
-        key = (mine, json.dumps(messages), max_tokens, tuple(stop), grammar, top_logprobs)
-        completion, replayed = read_or_replay(
-            real, runtime, messages, max_tokens, stop, grammar, top_logprobs, on_text,
-            give_up or current_stop(), lambda: self.kept.get(key) if self.replay else None,
-            lambda kept: self.kept.__setitem__(key, kept))
+    def tally(self, replayed: bool) -> None:
+        """Count one reading."""
         if replayed:
             self.repeated += 1
         else:
             self.read += 1
-        return completion
 
 
 REPLIES = Replies()
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many of the real model's replies were read, and how many repeated from this run's replies."""
+    if REPLIES.read:
+        terminalreporter.write_line(f"the real model: {REPLIES.read} prompts read, {REPLIES.repeated} "
+                                    "repeats answered from this run's replies")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _replies_within_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replies]:
-    """Every in-process real runtime answers a prompt it already read in this run from REPLIES; the
-    processes the tests start (`qa` commands, servers, Ray's nodes) share the run's folder of
-    replies instead (tests/subprocess_site/replayed.py), across pytest-xdist's workers too."""
+    """One folder of the real model's replies for the run, shared by every runtime of every process:
+    the tests' own (in pytest-xdist's workers), and those of the processes the tests start (`qa`
+    commands, servers, Ray's nodes; tests/subprocess_site/replayed.py). The first reading of a
+    prompt is real; a repeat, in any of them, is answered from the folder."""
+    from subprocess_site.replayed import priming, replaying
+
     from qa.llm.llama import LlamaRuntime
 
-    real = LlamaRuntime.complete
     base = tmp_path_factory.getbasetemp()
     folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "replies"
+    folder.mkdir(parents=True, exist_ok=True)
     site = str(Path(__file__).parent / "subprocess_site")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PYTEST_QA_REPLIES", str(folder))
         patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [site, os.environ.get("PYTHONPATH")])))
-        patch.setattr(LlamaRuntime, "complete", lambda runtime, *args, **kwargs: REPLIES.complete(
-            real, runtime, *args, **kwargs))
+        patch.setattr(LlamaRuntime, "complete", replaying(LlamaRuntime.complete, folder,
+                                                          lambda: REPLIES.replay, REPLIES.tally))
+        patch.setattr(LlamaRuntime, "_prime", priming(LlamaRuntime._prime))  # priming is always read
         yield REPLIES
 
 
@@ -216,13 +211,6 @@ def _real_reading(request: pytest.FixtureRequest) -> Iterator[None]:
     REPLIES.replay = request.node.get_closest_marker("real_reading") is None
     yield
     REPLIES.replay = True
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """How many of the real model's replies were read, and how many repeated from this run's cache."""
-    if REPLIES.read:
-        terminalreporter.write_line(f"the real model: {REPLIES.read} prompts read, {REPLIES.repeated} "
-                                    "repeats answered from this run's replies")
 
 
 @pytest.fixture(scope="session")
@@ -267,13 +255,13 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 REAL = {"real_qa", "real_runtime", "onnx_cache", "model_cache", "real_copy"}
 
 
-# The longest files, longest first (seconds in a `make test` run, 6 Dec 2026: 409, 393, 209, 205,
-# 177, 158, 149, 147, 143, 142, 124). `make test` hands files to its processes in collection order
-# (`--dist loadfile --no-loadscope-reorder`), so these start first and none is left running alone
-# at the end; xdist's own order, by number of tests, left a three-test Ray file for last.
-LONGEST_FIRST = ("test_eval_runs.py", "test_load.py", "test_cluster.py", "test_real.py",
+# The longest files, longest first (seconds in a `make test` run, 6 Dec 2026: 490, 324, 310, 254,
+# 250, 221, 200, 197, 194, 161, 149, 121). `make test` hands files to its processes in collection
+# order (`--dist loadfile --no-loadscope-reorder`), so these start first and none is left running
+# alone at the end; xdist's own order, by number of tests, left a three-test Ray file for last.
+LONGEST_FIRST = ("test_eval_runs.py", "test_cluster.py", "test_real.py", "test_load.py",
                  "test_cluster_docs.py", "test_app.py", "test_readme.py", "test_lm_real.py", "test_eval.py",
-                 "test_page.py", "test_fuzz.py")
+                 "test_fuzz.py", "test_lint.py", "test_page.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

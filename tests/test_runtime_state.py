@@ -49,6 +49,7 @@ def test_a_slot_action_on_a_closed_port_says_why() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.real_reading  # each start's own reading shows what its cache held
 def test_a_second_start_restores_the_instruction_the_first_read(tmp_path: Path) -> None:
     from conftest import MACHINE_CACHE
 

@@ -106,6 +106,9 @@ def serve(ctx: click.Context, address: str, replicas: int, replica_cpus: int, ma
         if "ray" in sys.modules and sys.modules["ray"].is_initialized():
             with _silenced():  # Ray reports each actor it stops as an error; stopping is what was asked
                 stop_service()
+                # Disconnected inside the silence: a raylet's report of the stopped controller
+                # (its retried graceful_shutdown) once reached stdout after it.
+                sys.modules["ray"].shutdown()
 
 
 def _stop(*_: object) -> None:

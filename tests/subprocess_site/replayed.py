@@ -58,8 +58,9 @@ def read_or_replay(real, runtime, messages, max_tokens, stop, grammar, top_logpr
     return completion, False
 
 
-def replaying(real, folder: Path):
-    """LlamaRuntime.complete, answering repeats from folder and keeping what it reads there."""
+def replaying(real, folder: Path, replay=lambda: True, tally=lambda replayed: None):
+    """LlamaRuntime.complete, answering repeats from folder (while replay() holds) and keeping what it
+    reads there; tally(replayed) is told of each reading."""
 
     def complete(runtime, messages, max_tokens=16, stop=(), grammar=None, top_logprobs=0, on_text=None,
                  give_up=None):  # the signature of qa.llm.base.Runtime.complete
@@ -75,9 +76,13 @@ def replaying(real, folder: Path):
                 pickle.dump(kept, fh)
             os.replace(part, path)
 
-        return read_or_replay(real, runtime, messages, max_tokens, stop, grammar, top_logprobs, on_text,
-                              give_up or current_stop(),
-                              lambda: pickle.loads(path.read_bytes()) if path.is_file() else None, keep)[0]
+        def kept() -> tuple | None:
+            return pickle.loads(path.read_bytes()) if replay() and path.is_file() else None
+
+        completion, replayed = read_or_replay(real, runtime, messages, max_tokens, stop, grammar,
+                                              top_logprobs, on_text, give_up or current_stop(), kept, keep)
+        tally(replayed)
+        return completion
 
     return complete
 
