@@ -295,10 +295,14 @@ def test_questions_asked_during_an_upload_are_answered(page: Page, tmp_path: Pat
     chooser.value.set_files(str(article))
     # At once, while the article is being added, one question and then another: both are in the chat.
     asked = ["How many Taliban prisoners will be released each day?", "Who is the Taliban's spokesman?"]
-    for question in asked:
+    for n, question in enumerate(asked, 1):
         page.fill("#qa-question textarea", question)
         page.locator("#qa-question textarea").press("Enter")
-    page.wait_for_function("() => document.querySelectorAll('.qa-chat > .qa-q').length === 2", timeout=5_000)
+        # In the chat before the next is typed: the page reads the box a moment after Enter, and a
+        # box filled again before that can send the second question alone (in CI the chat once
+        # held fewer than two after 5 s).
+        page.wait_for_function("n => document.querySelectorAll('.qa-chat > .qa-q').length === n", arg=n,
+                               timeout=5_000)
     # The page empties the box once the server has taken the question (a moment after it is shown).
     page.wait_for_function("() => document.querySelector('#qa-question textarea').value === ''",
                            timeout=5_000)
