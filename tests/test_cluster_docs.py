@@ -12,7 +12,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import stat
 import subprocess
 import sys
@@ -102,6 +101,23 @@ def _get(url: str, token: str | None) -> int:
         return 0
 
 
+def _serve_is_private(web: int, token: str, cluster: LocalCluster) -> None:
+    """The README's `qa serve`, from outside: every route wants the bearer token, and what listens
+    beyond loopback (each replica's gRPC port) refuses a call without Ray's token."""
+    assert len(token) == 64 and _get(f"http://127.0.0.1:{web}/health", token) == 200
+    assert _get(f"http://127.0.0.1:{web}/health", None) == 401
+    assert _get(f"http://127.0.0.1:{web}/health", "wrong") == 401
+    for route in ("/-/routes", "/-/healthz"):  # answered by Serve's proxy, not a replica
+        assert _get(f"http://127.0.0.1:{web}{route}", None) == 401, route
+        assert _get(f"http://127.0.0.1:{web}{route}", token) == 200, route
+    # Serve's proxy listens on 127.0.0.1 too; each replica opens one gRPC port of its own on every
+    # interface (Ray 2.60 hard-codes "[::]:0"), which refuses calls without the token.
+    public = [a for a in _listening(set(cluster.processes())) if not LOOPBACK.match(a)]
+    assert public and all('"ray::ServeRepli"' in a for a in public), public
+    for address in public:
+        assert _grpc_refused(int(address.split()[0].rsplit(":", 1)[1]))
+
+
 def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path: Path) -> None:
     port, home = free_port(), tmp_path / "home"
     home.mkdir()
@@ -149,19 +165,30 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
                                  timeout=300)
         assert refused.returncode == 2 and "token" in refused.stderr, refused.stderr[-2000:]
         assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr[-2000:]
-        readme_run = subprocess.Popen(["bash", "-c", "set -e\n" + "\n".join(readme)], cwd=tmp_path,
-                                      env=driver, start_new_session=True, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True)
+        # Run up to `kill $serve`, which waits until the server has been checked from outside.
+        script = "set -e\n" + "\n".join(readme[:-1]) + '\necho\necho "$QA_SERVE_TOKEN" > serve.token\n' \
+            + "read -r _ || true\n" + readme[-1]
+        with open(tmp_path / "readme.out", "w") as out_file, open(tmp_path / "readme.err", "w") as err_file:
+            readme_run = subprocess.Popen(["bash", "-c", script], cwd=tmp_path, env=driver,
+                                          start_new_session=True, stdin=subprocess.PIPE, stdout=out_file,
+                                          stderr=err_file, text=True)
         cluster.groups.append(readme_run.pid)
-        out, err = readme_run.communicate(timeout=600)
-        assert readme_run.returncode == 0, (out[-2000:], err[-3000:])
+        deadline = time.monotonic() + 600
+        while not (tmp_path / "serve.token").exists():
+            assert readme_run.poll() is None and time.monotonic() < deadline, (
+                (tmp_path / "readme.err").read_text()[-3000:])
+            time.sleep(1)
+        _serve_is_private(web, (tmp_path / "serve.token").read_text().strip(), cluster)
+        readme_run.communicate("\n", timeout=120)
+        out = (tmp_path / "readme.out").read_text()
+        assert readme_run.returncode == 0, (out[-2000:], (tmp_path / "readme.err").read_text()[-3000:])
         built = out.splitlines()[0]
         reply = out[out.index('{"question"'):]
         answer, end = json.JSONDecoder().raw_decode(reply)
-        assert reply[end:].strip() == ""  # stopping the server (`kill $!`) printed nothing more
+        assert reply[end:].strip() == ""  # stopping the server (`kill $serve`) printed nothing more
         assert "4 added, 0 changed, 0 removed" in built, out
         assert answer["answered"] and "100" in answer["text"], answer
-        deadline = time.monotonic() + 60  # `kill $!` stopped qa serve: let it finish stopping
+        deadline = time.monotonic() + 60  # `kill $serve` stopped qa serve: let it finish stopping
         group = ["pgrep", "-g", str(readme_run.pid)]
         while time.monotonic() < deadline and subprocess.run(group, capture_output=True).returncode == 0:
             time.sleep(1)
@@ -196,33 +223,6 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
             "Error: corpus articles.jsonl, row 4 (id 'a3.txt'): date 'March' is not a date (YYYY-MM-DD; "
             "it is optional)"], bad.stderr[-3000:]
         assert set(load_index(tmp_path / "articles-index").articles) == {"a0.txt", "a1.txt", "a2.txt"}
-        web, token = free_port(), "t" * 64  # a second `qa serve`, checked from outside
-        server = subprocess.Popen([qa_bin, "--index", "cluster-index", "serve", "--ray", f"127.0.0.1:{port}",
-                                   "--replicas", "1", "--port", str(web)], cwd=tmp_path,
-                                  env={**driver, "QA_SERVE_TOKEN": token}, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, text=True)
-        try:
-            deadline = time.monotonic() + 300
-            while _get(f"http://127.0.0.1:{web}/health", token) != 200:
-                assert server.poll() is None and time.monotonic() < deadline, server.stderr.read()[-2000:]
-                time.sleep(2)
-            assert _get(f"http://127.0.0.1:{web}/health", None) == 401
-            assert _get(f"http://127.0.0.1:{web}/health", "wrong") == 401
-            for route in ("/-/routes", "/-/healthz"):  # answered by Serve's proxy, not a replica
-                assert _get(f"http://127.0.0.1:{web}{route}", None) == 401, route
-                assert _get(f"http://127.0.0.1:{web}{route}", token) == 200, route
-            # Serve's proxy listens on 127.0.0.1 too; each replica opens one gRPC port of its own on
-            # every interface (Ray 2.60 hard-codes "[::]:0"), which refuses calls without the token.
-            public = [a for a in _listening(set(cluster.processes())) if not LOOPBACK.match(a)]
-            assert public and all('"ray::ServeRepli"' in a for a in public), public
-            for address in public:
-                assert _grpc_refused(int(address.split()[0].rsplit(":", 1)[1]))
-        finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(60)
-            except subprocess.TimeoutExpired:
-                server.kill()
 
         # The README's last line stops its cluster, and no other Ray on the machine (`ray stop` would).
         other = LocalCluster().start()

@@ -95,6 +95,9 @@ def test_full_disk_gives_one_line_and_keeps_the_old_index(corpus_root: Path, mod
 
 
 def test_bombs_are_refused_with_one_line_and_change_nothing(corpus_root: Path, model_cache: Path) -> None:
-    rows = faults.expanding_files(corpus_root)  # each row passed its checks: one line, nothing changed
-    assert [r["file"] for r in rows] == [*faults.BOMBS, "docx_bomb in seeds/"]
+    # All but the slow PDF, which spends the worker's whole 30 s of CPU: test_bombs.py runs it into
+    # a 3 s limit (`python -m eval faults` adds it with the 30 s one).
+    kinds = tuple(kind for kind in faults.BOMBS if kind != "pdf_slow")
+    rows = faults.expanding_files(corpus_root, kinds)  # each row passed its checks: one line, nothing changed
+    assert [r["file"] for r in rows] == [*kinds, "docx_bomb in seeds/"]
     assert all(r["peak_mb"] < 1200 for r in rows), rows

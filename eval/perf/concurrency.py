@@ -7,7 +7,7 @@ in as a user of its own, ask questions no other cell asks (asked again, a prompt
 the model's cache, which is not what concurrency buys). The figure that counts is answers read by
 the model per second; the ratios of 4 clients to 1 say what asking at once costs or buys.
 
-Run: .venv/bin/python -m eval concurrency [--questions 8] [--publish]
+Run: .venv/bin/python -m eval concurrency [--questions 8] [--slots 1,4]
 """
 
 from __future__ import annotations
@@ -62,19 +62,19 @@ def cell(base: str, users: dict[str, str], clients: int, texts: list[str]) -> di
             "p50_s": statistics.median(latencies), "p95_s": latencies[int(0.95 * (len(latencies) - 1))]}
 
 
-def run(each: int) -> dict:
+def run(each: int, slot_counts: tuple[int, ...] = SLOTS) -> dict:
     """Every cell (slots x clients), each with questions of its own."""
-    texts = _questions(each * len(SLOTS) * len(CLIENTS))
-    if len(texts) < each * len(SLOTS) * len(CLIENTS):
-        raise SystemExit(f"error: only {len(texts)} distinct questions for {len(SLOTS) * len(CLIENTS)} cells "
-                         f"of {each}: ask fewer with --questions")
+    texts = _questions(each * len(slot_counts) * len(CLIENTS))
+    if len(texts) < each * len(slot_counts) * len(CLIENTS):
+        raise SystemExit(f"error: only {len(texts)} distinct questions for {len(slot_counts) * len(CLIENTS)} "
+                         f"cells of {each}: ask fewer with --questions")
     users = {f"c{i}": f"pw-{i}" for i in range(max(CLIENTS))}
-    plan = {f"start app.py with {s} slot(s)": 40 for s in SLOTS}
-    plan |= {f"{s} slot(s), {c} at once": 4.0 * each for s in SLOTS for c in CLIENTS}
+    plan = {f"start app.py with {s} slot(s)": 40 for s in slot_counts}
+    plan |= {f"{s} slot(s), {c} at once": 4.0 * each for s in slot_counts for c in CLIENTS}
     steps = Steps("concurrency", plan)
     out: dict = {"questions_per_cell": each, "cells": {}}
     n = 0
-    for slots in SLOTS:
+    for slots in slot_counts:
         steps.step(f"start app.py with {slots} slot(s)")
         with tempfile.TemporaryDirectory(prefix="qa-concurrency-") as tmp:
             root = Path(tmp)
@@ -102,20 +102,33 @@ def run(each: int) -> dict:
     out["model_read_ratio_4_to_1"] = {
         f"slots{s}": cells[f"slots{s}_clients4"]["model_read_per_s"] / max(cells[f"slots{s}_clients1"]
                                                                           ["model_read_per_s"], 1e-9)
-        for s in SLOTS}
+        for s in slot_counts}
     out["targets"] = {f"slots{s}_4_clients>=1_client": ratio >= 1.0
-                      for s, ratio in zip(SLOTS, out["model_read_ratio_4_to_1"].values(), strict=True)}
+                      for s, ratio in zip(slot_counts, out["model_read_ratio_4_to_1"].values(), strict=True)}
     return out
+
+
+def _slot_counts(text: str) -> tuple[int, ...]:
+    """--slots 1,4 as (1, 4); each a whole number from 1 to 16."""
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        counts = ()
+    if not counts or not all(1 <= c <= 16 for c in counts):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of slot counts from 1 to 16, e.g. 1,4")
+    return counts
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--questions", type=int, default=8, help="questions asked in each cell")
+    parser.add_argument("--slots", type=_slot_counts, default=SLOTS,
+                        help="the runtime's slot counts to serve with, comma-separated (default 1,4)")
     parser.add_argument("--out", type=Path, default=RUNS / "concurrency.json")
     args = parser.parse_args()
     load_before = os.getloadavg()
-    result = run(args.questions)
+    result = run(args.questions, args.slots)
     result["machine"] = {"cores": os.cpu_count(), "loadavg_before": load_before,
                          "loadavg_after": os.getloadavg()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
