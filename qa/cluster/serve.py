@@ -199,8 +199,8 @@ def start_service(config: Config, address: str, replicas: int, host: str, port: 
         # instead of in one replica's line while another node idles.
         max_ongoing_requests=2 * config.reading.reader_slots,
     )
-    # Called with the class, serve.deployment returns the Deployment (its stubs know only the decorator).
-    serve.run(deployment.bind(config, token), name=APP, route_prefix="/", blocking=False)  # type: ignore[attr-defined]
+    # Called with the class, serve.deployment returns the Deployment.
+    serve.run(deployment.bind(config, token), name=APP, route_prefix="/", blocking=False)
     return f"http://{host}:{port}"
 
 

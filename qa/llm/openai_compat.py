@@ -44,7 +44,7 @@ class OpenAIRuntime:
             stream = client.chat.completions.create(
                 model=self.name, messages=messages,
                 stream=True, temperature=0, max_tokens=max_tokens, stop=list(stop) or None,
-                extra_body=extra or None, **options)  # type: ignore[call-overload]
+                extra_body=extra or None, **options)
             with stream:
                 for chunk in stream:
                     if time.monotonic() > deadline:
