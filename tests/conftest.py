@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import atexit
+import collections
 import hashlib
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+# Under pytest-xdist (`make test`: four processes on two cores) each reading, embedding and BLAS
+# call runs on one thread: llama.cpp's, ONNX Runtime's and OpenMP's threads wait for one another by
+# spinning, and threads spinning on two shared cores wait on each other's time slices (a build's
+# embedding: 30% more CPU on two threads than on one beside 3 busy processes). Set before torch and
+# faiss are imported here, and inherited by every process a test starts.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for name in ("QA_READER_THREADS", "QA_BUILD_THREADS", "QA_ONNX_THREADS", "OMP_NUM_THREADS",
+                 "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
 
 import hypothesis  # noqa: F401 - before Ray's threads: imported at the summary after them, 3.11's parser can fail
 import numpy as np
@@ -23,11 +34,6 @@ _XDG = tempfile.mkdtemp(prefix="qa-tests-cache-")
 atexit.register(shutil.rmtree, _XDG, True)
 os.environ["XDG_CACHE_HOME"] = _XDG
 os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(_XDG, "hypothesis")  # not the repo's .hypothesis/
-# Under pytest-xdist (`make test`: three processes on two cores) each reading runs on one thread:
-# llama.cpp's threads wait for one another by spinning, and two processes' threads spinning on
-# two cores wait on each other's time slices.
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    os.environ.setdefault("QA_READER_THREADS", "1")
 # Seconds a real-model test's question may wait for the model: a loaded 2-core machine is slow,
 # and a question past QA_READ_TIMEOUT is answered by the span reader (the tests say which read).
 REAL_READ_TIMEOUT = 600.0
@@ -176,10 +182,27 @@ REPLIES = Replies()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """How many of the real model's replies were read, and how many repeated from this run's replies."""
-    if REPLIES.read:
-        terminalreporter.write_line(f"the real model: {REPLIES.read} prompts read, {REPLIES.repeated} "
-                                    "repeats answered from this run's replies")
+    """How many of the real model's replies were read, and how many repeated from this run's replies,
+    counted by every process of the run (pytest-xdist's workers and what they started); the tests
+    whose readings took longest."""
+    from subprocess_site.replayed import READINGS
+
+    # pytest-xdist gives each worker a folder in the controller's (tmp_path_factory's basetemp).
+    factory = getattr(terminalreporter.config, "_tmp_path_factory", None)
+    path = factory.getbasetemp() / "replies" / READINGS if factory else None
+    if path is None or not path.is_file():
+        return
+    read, replayed, by_test = 0, 0, collections.Counter[str]()
+    for line in path.read_text("utf-8").splitlines():
+        how, seconds, test = (line.split("\t") + ["", ""])[:3]
+        if how == "read":
+            read += 1
+            by_test[test] += float(seconds)
+        else:
+            replayed += 1
+    longest = ", ".join(f"{test} {s:.0f} s" for test, s in by_test.most_common(5))
+    terminalreporter.write_line(f"the real model: {read} prompts read in {sum(by_test.values()):.0f} s, "
+                                f"{replayed} repeats answered from this run's replies; longest: {longest}")
 
 
 @pytest.fixture(scope="session", autouse=True)

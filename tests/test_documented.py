@@ -238,6 +238,19 @@ def test_qa_onnx_threads_sets_the_question_embedders_threads(real_qa: qa.QA,
         assert options.intra_op_num_threads == threads
 
 
+@pytest.mark.slow
+def test_qa_build_threads_sets_the_build_embedders_threads(real_qa: qa.QA,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from qa.embedding.onnx_runtime import OnnxEmbedder
+
+    folders = {k: getattr(real_qa.config, k) for k in ("seeds_dir", "index_dir", "cache_dir")}
+    for threads in (1, 2):
+        monkeypatch.setenv("QA_BUILD_THREADS", str(threads))
+        embedder = qa.QA(qa.Config.from_env(**folders)).embedder  # the float32 export's, as qa build's
+        assert isinstance(embedder, OnnxEmbedder)
+        assert embedder._session.get_session_options().intra_op_num_threads == threads
+
+
 def test_qa_host_and_gradio_server_name_choose_the_address(monkeypatch: pytest.MonkeyPatch,
                                                            fake_qa: qa.QA) -> None:
     launched: list[tuple[str, int]] = []

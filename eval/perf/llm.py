@@ -41,13 +41,14 @@ def smollm_gguf() -> Path | None:
 
 # A child process serving one GGUF through xllamacpp's own OpenAI-compatible HTTP server (the
 # product's runtime) on a free loopback port: it prints its address, then serves until its stdin
-# closes. Options are CommonParams attributes (n_ubatch, n_threads ...).
+# closes. Options are CommonParams attributes (n_ubatch, n_threads ...); threads as QA_READER_THREADS says.
 SERVE = """
 import json, os, sys
 import xllamacpp
 p = xllamacpp.CommonParams()
 p.model.path, p.n_ctx = sys.argv[1], int(sys.argv[2])
-p.cpuparams.n_threads = p.cpuparams_batch.n_threads = min(2, os.cpu_count() or 1)
+threads = int(os.environ.get('QA_READER_THREADS') or min(2, os.cpu_count() or 1))
+p.cpuparams.n_threads = p.cpuparams_batch.n_threads = threads
 p.hostnames, p.port, p.verbosity = ["127.0.0.1"], 0, -1
 for name, value in json.loads(sys.argv[3]).items():
     setattr(p, name, value)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from qa.config import Config
@@ -25,7 +24,7 @@ def build_embedder(config: Config) -> Embedder:
     """The embedder that builds the index: the float32 export once made, else sentence-transformers."""
     exact = float_export(config)
     model = config.indexing.model
-    return OnnxEmbedder(model, os.cpu_count() or 1, exact) if exact else get_embedder(model)
+    return OnnxEmbedder(model, config.indexing.build_threads, exact) if exact else get_embedder(model)
 
 
 def query_embedder(config: Config, meta: dict) -> Embedder | None:

@@ -15,9 +15,11 @@ import pickle
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 TARGET = "qa.llm.llama"
+READINGS = "readings.tsv"  # every reading of the run, read or replayed (tests/conftest.py sums it)
 # Set while a runtime puts its fixed instruction into the model's cache: that reading must happen
 # (the cache it fills is saved to a file and restored by later starts), so it is never replayed.
 _priming = threading.local()
@@ -79,12 +81,22 @@ def replaying(real, folder: Path, replay=lambda: True, tally=lambda replayed: No
         def kept() -> tuple | None:
             return pickle.loads(path.read_bytes()) if replay() and path.is_file() else None
 
+        began = time.monotonic()
         completion, replayed = read_or_replay(real, runtime, messages, max_tokens, stop, grammar,
                                               top_logprobs, on_text, give_up or current_stop(), kept, keep)
         tally(replayed)
+        log(folder, replayed, time.monotonic() - began)
         return completion
 
     return complete
+
+
+def log(folder: Path, replayed: bool, seconds: float) -> None:
+    """One line per reading in the run's READINGS file: read or replayed, its seconds, the test."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]  # set in subprocesses too
+    line = f"{'replayed' if replayed else 'read'}\t{seconds:.2f}\t{test}\n"
+    with open(folder / READINGS, "a", encoding="utf-8") as fh:  # one short append: lines never mix
+        fh.write(line)
 
 
 def priming(real):
