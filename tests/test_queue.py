@@ -113,3 +113,30 @@ def test_without_a_pace_a_long_queue_still_waits() -> None:
     for i, ticket in enumerate(tickets):
         gate.release[f"q{i}"].set()
         assert wait(queue, ticket) == f"q{i}"
+
+
+EXITS_MID_READING = """
+import sys, time
+from pathlib import Path
+from qa.llm.queue import FairQueue
+
+def reading() -> None:  # a prompt's batch that llama.cpp does not stop mid-way, longer than 30 s
+    time.sleep(32)
+    Path(sys.argv[1]).write_text("stopped")
+
+ticket = FairQueue().submit("someone", reading, 600)
+while not ticket.started:
+    time.sleep(0.01)
+"""
+
+
+def test_a_process_exits_only_once_its_reading_under_way_stops(tmp_path) -> None:
+    # A reading thread still inside llama.cpp when the interpreter exits crashes the process (exit
+    # -11 after `qa ask --llm` gave up on its reply): the exit waits for the reading to stop.
+    import subprocess
+    import sys
+
+    marker = tmp_path / "stopped"
+    done = subprocess.run([sys.executable, "-c", EXITS_MID_READING, str(marker)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and marker.read_text() == "stopped", done.stderr[-2000:]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextvars
+import logging
 import statistics
 import threading
 import time
@@ -16,7 +17,13 @@ from typing import Generic, TypeVar
 from qa.llm.base import RuntimeFailed
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 PACE_READINGS = 8  # the pace is the median of the last readings; fewer than 3 say nothing yet
+# Seconds a process waits at exit for the readings under way to stop. llama.cpp stops a given-up
+# reading only between batches, and a prompt's one batch took over 50 s on a loaded 2-core machine;
+# a thread still inside llama.cpp when the interpreter exits crashes the process (exit -11, seen
+# after `qa ask --llm` gave up on its reply at QA_LLM_TIMEOUT with 30 s here).
+EXIT_WAIT = 600.0
 
 
 # The job this thread runs for the queue: a runtime stops writing once it is given up.
@@ -176,7 +183,7 @@ class FairQueue:
                 ticket.done.set()
                 self._dispatch()
 
-    def close(self, wait: float = 30.0) -> None:
+    def close(self, wait: float = EXIT_WAIT) -> None:
         """Give up every question in the queue and tell the readings under way to stop; wait for them
         (a thread still inside llama.cpp when the interpreter exits aborts the process)."""
         with self._lock:
@@ -189,6 +196,8 @@ class FairQueue:
         deadline = time.monotonic() + wait
         for thread, ticket in readers:
             ticket.cancelled = True
+            if thread.is_alive():
+                log.info("waiting for the language model to stop reading before exiting")
             thread.join(max(0.0, deadline - time.monotonic()))
 
 
