@@ -39,10 +39,11 @@ class FakeRuntime:
         self.reading.set()
         while self.hold is not None and not self.hold.acquire(timeout=0.01) and not (give_up and give_up()):
             pass
-        waited = 0.0
-        while waited < self.delay and not (give_up and give_up()):  # a slow model, stopped when given up
-            time.sleep(min(0.01, self.delay - waited))
-            waited += 0.01
+        # A slow model, stopped when given up; its delay by the clock (a loaded machine's sleeps of
+        # 10 ms each take longer: counting them made a 0.4 s reading take 0.8).
+        until = time.monotonic() + self.delay
+        while (left := until - time.monotonic()) > 0 and not (give_up and give_up()):
+            time.sleep(min(0.01, left))
         if self.fail is not None:
             raise self.fail
         text = self.reply(messages) if callable(self.reply) else self.reply

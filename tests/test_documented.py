@@ -228,27 +228,18 @@ def test_qa_reader_threads_reach_llama_cpp(tmp_path: Path, monkeypatch: pytest.M
 
 
 @pytest.mark.slow
-def test_qa_onnx_threads_sets_the_question_embedders_threads(real_qa: qa.QA,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    folders = {k: getattr(real_qa.config, k) for k in ("seeds_dir", "index_dir", "cache_dir")}
-    for threads in (1, 2):
-        monkeypatch.setenv("QA_ONNX_THREADS", str(threads))
-        engine = qa.QA(qa.Config.from_env(**folders))
-        options = engine.query_embedder._session.get_session_options()  # type: ignore[attr-defined]
-        assert options.intra_op_num_threads == threads
-
-
-@pytest.mark.slow
-def test_qa_build_threads_sets_the_build_embedders_threads(real_qa: qa.QA,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("variable, embedder", [("QA_ONNX_THREADS", "query_embedder"),  # the question's
+                                                ("QA_BUILD_THREADS", "embedder")])  # qa build's float32 one
+def test_qa_onnx_and_build_threads_set_their_embedders_threads(variable: str, embedder: str, real_qa: qa.QA,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     from qa.embedding.onnx_runtime import OnnxEmbedder
 
     folders = {k: getattr(real_qa.config, k) for k in ("seeds_dir", "index_dir", "cache_dir")}
     for threads in (1, 2):
-        monkeypatch.setenv("QA_BUILD_THREADS", str(threads))
-        embedder = qa.QA(qa.Config.from_env(**folders)).embedder  # the float32 export's, as qa build's
-        assert isinstance(embedder, OnnxEmbedder)
-        assert embedder._session.get_session_options().intra_op_num_threads == threads
+        monkeypatch.setenv(variable, str(threads))
+        made = getattr(qa.QA(qa.Config.from_env(**folders)), embedder)
+        assert isinstance(made, OnnxEmbedder)
+        assert made._session.get_session_options().intra_op_num_threads == threads
 
 
 def test_qa_host_and_gradio_server_name_choose_the_address(monkeypatch: pytest.MonkeyPatch,

@@ -83,13 +83,16 @@ def test_eval_concurrency_reads_every_cell_with_the_model(tmp_path: Path, model_
 
 def test_eval_cluster_builds_on_ray_nodes(tmp_path: Path, model_cache: Path) -> None:
     pytest.importorskip("ray", reason="the cluster extra is not installed: pip install -e '.[cluster]'")
-    result = run_eval(tmp_path, "cluster", "--only", "build", "--passages", "60", timeout=1100)
+    # Two nodes only: the head is started and a node added, as for 1,2 (the default), with one build
+    # on Ray fewer.
+    result = run_eval(tmp_path, "cluster", "--only", "build", "--passages", "60", "--nodes", "2",
+                      timeout=1100)
     build = result["build"]
-    # The same corpus (the eval articles and 60 RealTime QA passages) on one machine, 1 and 2 nodes.
+    # The same corpus (the eval articles and 60 RealTime QA passages) on one machine and on 2 nodes.
     passages = build["single_machine"]["passages"]
     assert passages > 60 and build["single_machine"]["passages_per_s"] > 0
-    for nodes in ("ray_1_node", "ray_2_node"):
-        assert build[nodes]["passages"] == passages and build[nodes]["vs_single_machine"] > 0, build
+    assert set(build) == {"single_machine", "ray_2_node"}, build
+    assert build["ray_2_node"]["passages"] == passages and build["ray_2_node"]["vs_single_machine"] > 0, build
     assert "http" not in result and "quality" not in result
     assert result["nodes"].startswith("ray start")
 

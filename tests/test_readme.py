@@ -82,9 +82,11 @@ def project(tmp_path: Path, model_cache: Path) -> Path:
 def _env(root: Path) -> dict[str, str]:
     # As a new user has it: no QA_* settings (the project found from here, the default reader), but
     # the tests' model cache, never ~/.cache/qa, time enough to read on a loaded machine, and under
-    # pytest-xdist one reading thread (see conftest: threads spinning on cores the workers share).
+    # pytest-xdist one thread to read and to embed (see conftest: threads spinning on cores the
+    # workers share).
+    threads = ("QA_READER_THREADS", "QA_BUILD_THREADS", "QA_ONNX_THREADS")
     kept = {"QA_CACHE_DIR": os.environ["QA_CACHE_DIR"], "QA_READ_TIMEOUT": str(REAL_READ_TIMEOUT),
-            **{k: os.environ[k] for k in ("QA_READER_THREADS",) if k in os.environ}}
+            **{k: os.environ[k] for k in threads if k in os.environ}}
     return {**{k: v for k, v in os.environ.items() if not k.startswith("QA_")}, **kept, "HF_HUB_OFFLINE": "1"}
 
 

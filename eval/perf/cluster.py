@@ -41,8 +41,9 @@ def _rate(report) -> dict:  # report: a BuildReport
             "passages_per_s": round(report.embedded_chunks / report.seconds, 1)}
 
 
-def build_rates(work: Path, articles: list, cluster) -> dict:  # cluster: a LocalCluster
-    """Passages per second: single-machine build, then the cluster build on 1 node and on 2."""
+def build_rates(work: Path, articles: list, cluster, nodes: tuple[int, ...] = (1, 2)) -> dict:
+    """Passages per second: single-machine build, then the cluster build on each count of nodes
+    (cluster: a LocalCluster of one node, grown as the counts ask)."""
     from qa import QA, Config
     from qa.cluster.build import build_on_ray
 
@@ -50,11 +51,11 @@ def build_rates(work: Path, articles: list, cluster) -> dict:  # cluster: a Loca
     _write_corpus(articles, corpus)
     single = QA(Config.from_env(index_dir=work / "single")).build(articles=articles)
     out = {"single_machine": _rate(single)}
-    for nodes in (1, 2):
-        if nodes == 2:
+    for count in sorted(nodes):
+        while len(cluster.groups) < count:
             cluster.add_node()
-        report = build_on_ray(Config.from_env(index_dir=work / f"nodes{nodes}"), cluster.address, corpus)
-        out[f"ray_{nodes}_node"] = {**_rate(report), "vs_single_machine": round(
+        report = build_on_ray(Config.from_env(index_dir=work / f"nodes{count}"), cluster.address, corpus)
+        out[f"ray_{count}_node"] = {**_rate(report), "vs_single_machine": round(
             report.embedded_chunks / report.seconds / out["single_machine"]["passages_per_s"], 2)}
     return out
 
@@ -179,12 +180,25 @@ def requery_cost(index_dir: Path, chunks: int = 10, rounds: int = 20) -> dict:
     return {"chunks_per_question": chunks, "threads": 1, **percentiles(times)}
 
 
+def _counts(text: str) -> tuple[int, ...]:
+    """--nodes: positive whole numbers, comma-separated."""
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        counts = ()
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not node counts such as 1,2")
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--passages", type=int, default=10_000, help="RealTime QA passages to build")
     parser.add_argument("--seconds", type=float, default=30, help="load time per replica count")
     parser.add_argument("--clients", type=int, default=20, help="concurrent HTTP clients")
     parser.add_argument("--only", default="build,http,quality", help="sections to run")
+    parser.add_argument("--nodes", type=_counts, default=(1, 2),
+                        help="Ray node counts to build on (default 1,2)")
     add_publish(parser)
     parser.add_argument("--out", type=Path, help="the results file (default: cluster.json in eval/runs/)")
     args = parser.parse_args(argv)
@@ -196,8 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only.split(","))
     result: dict = {"machine": {"cores": len(os.sched_getaffinity(0)), "loadavg": os.getloadavg()},
                     "nodes": "ray start on 127.0.0.1, 1 CPU each"}
+    built_on = f"build on one machine, then on {' and '.join(map(str, sorted(args.nodes)))} Ray node(s)"
     plan = {"start a Ray node": (None, 30),
-            "build on one machine, then on 1 and 2 Ray nodes": ("build", args.passages * 0.3),
+            built_on: ("build", args.passages * 0.15 * len(args.nodes)),
             "serve HTTP with 1 and 2 replicas": ("http", 2 * args.seconds + 90),
             "the hand-written set on three indexes": ("quality", 1000)}
     steps = Steps("cluster", {k: t for k, (part, t) in plan.items() if part is None or part in only})
@@ -206,8 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         articles = load_articles(eval_articles()) + rtqa_articles(args.passages)
         if "build" in only:
-            steps.step("build on one machine, then on 1 and 2 Ray nodes", f"{len(articles):,} articles")
-            result["build"] = build_rates(work, articles, cluster)
+            steps.step(built_on, f"{len(articles):,} articles")
+            result["build"] = build_rates(work, articles, cluster, args.nodes)
             print(json.dumps(result["build"]), flush=True)
         elif "http" in only:
             from qa.cluster.build import build_on_ray
@@ -215,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
 
             _write_corpus(articles, work / "corpus.jsonl")
             build_on_ray(Config.from_env(index_dir=work / "nodes2"), cluster.address, work / "corpus.jsonl")
-        if len(cluster.groups) < 2:
+        if len(cluster.groups) < 2 and only & {"http", "quality"}:
             cluster.add_node()
         if "http" in only:
             steps.step("serve HTTP with 1 and 2 replicas", f"{args.clients} clients, {args.seconds:g} s each")

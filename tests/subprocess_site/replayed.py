@@ -2,10 +2,13 @@
 is always real, and a repeat (the same model file, messages and settings) in any process the tests
 started is answered from a file of the run's folder, its pieces streamed again; a reading that was
 stopped is never kept, and one asked to stop is read again. The `qa` commands, servers and Ray
-replicas the tests start each load the model anew, so without this each repeat reads again."""
+replicas the tests start each load the model anew, so without this each repeat reads again. A
+prompt is read by one process at a time: another asking it meanwhile waits, then replays it."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -16,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 TARGET = "qa.llm.llama"
@@ -37,10 +41,7 @@ def read_or_replay(real, runtime, messages, max_tokens, stop, grammar, top_logpr
     keep(...) is given a reading that ran to its end, never one that was stopped."""
     found = kept()
     if found is not None and not (give_up and give_up()):
-        completion, pieces = found
-        for piece in pieces if on_text else ():
-            on_text(piece)
-        return completion, True
+        return _replay(found, on_text), True
     pieces: list[str] = []
     stopped: list[bool] = []
 
@@ -58,6 +59,34 @@ def read_or_replay(real, runtime, messages, max_tokens, stop, grammar, top_logpr
     if not any(stopped):
         keep((completion, tuple(pieces) or (completion.text,)))
     return completion, False
+
+
+def _replay(found: tuple, on_text) -> object:
+    """A kept reading's completion, its pieces streamed again to on_text."""
+    completion, pieces = found
+    for piece in pieces if on_text else ():
+        on_text(piece)
+    return completion
+
+
+@contextlib.contextmanager
+def claimed(path: Path, give_up) -> Iterator[None]:
+    """Hold path's lock file, waiting while another process (or thread) reads the same prompt; a
+    reading given up meanwhile stops waiting (the runtime then stops it at once)."""
+    with open(path.with_suffix(".lock"), "a") as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if give_up and give_up():
+                    yield
+                    return
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def replaying(real, folder: Path, replay=lambda: True, tally=lambda replayed: None):
@@ -81,20 +110,23 @@ def replaying(real, folder: Path, replay=lambda: True, tally=lambda replayed: No
         def kept() -> tuple | None:
             return pickle.loads(path.read_bytes()) if replay() and path.is_file() else None
 
-        began = time.monotonic()
-        completion, replayed = read_or_replay(real, runtime, messages, max_tokens, stop, grammar,
-                                              top_logprobs, on_text, give_up or current_stop(), kept, keep)
+        began, stopping = time.monotonic(), give_up or current_stop()
+        # One reading of a prompt at a time across the run: a repeat asked meanwhile waits for it.
+        with claimed(path, stopping) if replay() else contextlib.nullcontext():
+            completion, replayed = read_or_replay(real, runtime, messages, max_tokens, stop, grammar,
+                                                  top_logprobs, on_text, stopping, kept, keep)
         tally(replayed)
-        log(folder, replayed, time.monotonic() - began)
+        log(folder, replayed, time.monotonic() - began, path.stem[:12])
         return completion
 
     return complete
 
 
-def log(folder: Path, replayed: bool, seconds: float) -> None:
-    """One line per reading in the run's READINGS file: read or replayed, its seconds, the test."""
+def log(folder: Path, replayed: bool, seconds: float, prompt: str) -> None:
+    """One line per reading in the run's READINGS file: read or replayed, its seconds, the test and
+    the prompt's key."""
     test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]  # set in subprocesses too
-    line = f"{'replayed' if replayed else 'read'}\t{seconds:.2f}\t{test}\n"
+    line = f"{'replayed' if replayed else 'read'}\t{seconds:.2f}\t{test}\t{prompt}\n"
     with open(folder / READINGS, "a", encoding="utf-8") as fh:  # one short append: lines never mix
         fh.write(line)
 
