@@ -63,3 +63,30 @@ def test_the_written_set_is_well_formed() -> None:
     assert all(sum(r["kind"] == k for r in rows) >= 4 for k in kinds)
     assert sum(not r["answerable"] for r in rows) >= 8
     assert all(any(n["vital"] for n in r["nuggets"]) for r in rows if r["answerable"]), json.dumps(rows[0])
+
+
+def test_each_vital_nugget_is_placed_at_the_first_stage_that_holds_it() -> None:
+    from eval.broad.where import STAGES, stage, tally
+
+    pool = ["Kabul frees 1,500 prisoners first."]
+    articles = ["Kabul frees 1,500 prisoners first. Talks wait."]
+    assert stage(NUGGET, "1,500 prisoners go first. [1]", pool, articles) == STAGES[0]
+    assert stage(NUGGET, "Talks wait. [1]", pool, articles) == STAGES[1]
+    assert stage(NUGGET, "Talks wait. [1]", [], articles) == STAGES[2]
+    assert stage(NUGGET, "Talks wait. [1]", [], ["Talks wait."]) == STAGES[3]
+    counted = tally([{"kind": "list", "where": [STAGES[0], STAGES[1]]}, {"kind": "why", "where": [STAGES[1]]},
+                     {"kind": "why"}])  # a refusal: no "where"
+    assert counted["all"] == {STAGES[0]: 1, STAGES[1]: 2, STAGES[2]: 0, STAGES[3]: 0}
+    assert counted["by_kind"]["why"][STAGES[1]] == 1
+
+
+@pytest.mark.slow
+def test_the_pool_is_the_products_own_draft_of_the_question(real_qa) -> None:  # real_qa: qa.QA
+    from eval.broad.where import STAGES, lost
+
+    q = {"question": "How many Taliban prisoners will be released each day?", "nuggets": [
+        {"fact": "100 a day", "vital": True, "match": [["100"], ["day", "daily"]]},
+        {"fact": "not in them", "vital": True, "match": [["Quorvale"]]},
+        {"fact": "okay only", "vital": False, "match": [["Saturday"]]}]}
+    assert lost(real_qa, q, "") == [STAGES[1], STAGES[3]]  # drafted into the pool; in no article
+    assert lost(real_qa, q, "Every day, 100 Taliban prisoners will be released. [1]")[0] == STAGES[0]

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from eval.broad import score, stories
+from eval.broad import score, stories, where
 from eval.broad.peer import Peer
 from eval.paths import CACHE, RUNS
 from eval.progress import bar
@@ -82,10 +82,15 @@ def run(questions: list[dict], peer: bool) -> dict:
             askers["rag"] = lambda q, p=recipe: ask_peer(p, q)
         for q in (q for q in questions if q["story"] == story):
             for name, ask in askers.items():
-                records[name].append(score.record(q, *ask(q)))
+                asked = ask(q)
+                records[name].append(score.record(q, *asked))
+                if name == "product" and asked[1]:  # answered: where its vital nuggets are
+                    records[name][-1]["where"] = where.lost(engine, q, asked[0])
                 shown.update()
     shown.close()
-    return {"records": records, "summary": {k: score.summary(v) for k, v in records.items()}}
+    summary = {k: score.summary(v) for k, v in records.items()}
+    summary["product"]["where"] = where.tally(records["product"])
+    return {"records": records, "summary": summary}
 
 
 def table(result: dict) -> str:
@@ -124,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
               f"unanswerable refused {s['unanswerable_refused']}/{s['unanswerable']}, uncited sentences "
               f"{s['uncited_sentences']}, words p50 {s['words_p50']:.0f}, seconds p50 {s['seconds_p50']:.2f} "
               f"p95 {s['seconds_p95']:.2f}")
+    stages = result["summary"]["product"]["where"]["all"]
+    print("the answered questions' vital nuggets: " + ", ".join(f"{n} {s}" for s, n in stages.items()))
     if "rag" in result["summary"]:
         summary = result["summary"]
         ratio = summary["product"]["vital_recall"] / max(1e-9, summary["rag"]["vital_recall"])
