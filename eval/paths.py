@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +42,22 @@ def add_publish(parser: argparse.ArgumentParser) -> None:
     """The --publish flag every eval command takes."""
     parser.add_argument("--publish", action="store_true",
                         help="write into eval/results/ (the published figures) instead of eval/runs/")
+
+
+def counts(what: str, example: str) -> Callable[[str], tuple[int, ...]]:
+    """An argparse type for comma-separated counts of at least 1 ("1,4" is (1, 4))."""
+
+    def parse(text: str) -> tuple[int, ...]:
+        try:
+            found = tuple(int(part) for part in text.split(","))
+        except ValueError:
+            found = ()
+        if not found or min(found) < 1:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a list of {what} counts of at least 1, "
+                                             f"e.g. {example}")
+        return found
+
+    return parse
 
 
 def require_eval_extra() -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from eval.paths import add_publish, eval_articles, output_file, questions
+from eval.paths import add_publish, counts, eval_articles, output_file, questions
 from eval.perf.scale_data import percentiles, rtqa_articles
 from eval.progress import Steps, bar
 
@@ -180,24 +180,13 @@ def requery_cost(index_dir: Path, chunks: int = 10, rounds: int = 20) -> dict:
     return {"chunks_per_question": chunks, "threads": 1, **percentiles(times)}
 
 
-def _counts(text: str) -> tuple[int, ...]:
-    """--nodes: positive whole numbers, comma-separated."""
-    try:
-        counts = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        counts = ()
-    if not counts or min(counts) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not node counts such as 1,2")
-    return counts
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--passages", type=int, default=10_000, help="RealTime QA passages to build")
     parser.add_argument("--seconds", type=float, default=30, help="load time per replica count")
     parser.add_argument("--clients", type=int, default=20, help="concurrent HTTP clients")
     parser.add_argument("--only", default="build,http,quality", help="sections to run")
-    parser.add_argument("--nodes", type=_counts, default=(1, 2),
+    parser.add_argument("--nodes", type=counts("node", "1,2"), default=(1, 2),
                         help="Ray node counts to build on (default 1,2)")
     add_publish(parser)
     parser.add_argument("--out", type=Path, help="the results file (default: cluster.json in eval/runs/)")

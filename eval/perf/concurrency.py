@@ -23,7 +23,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from eval.paths import RUNS, eval_articles, questions
+from eval.paths import RUNS, counts, eval_articles, questions
 from eval.perf.processes import ask, signed_in, start_server
 from eval.progress import Steps, bar
 
@@ -108,22 +108,11 @@ def run(each: int, slot_counts: tuple[int, ...] = SLOTS) -> dict:
     return out
 
 
-def _slot_counts(text: str) -> tuple[int, ...]:
-    """--slots 1,4 as (1, 4); each at least 1, as QA_READER_SLOTS must be."""
-    try:
-        counts = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        counts = ()
-    if not counts or min(counts) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a list of slot counts of at least 1, e.g. 1,4")
-    return counts
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--questions", type=int, default=8, help="questions asked in each cell")
-    parser.add_argument("--slots", type=_slot_counts, default=SLOTS,
+    parser.add_argument("--slots", type=counts("slot", "1,4"), default=SLOTS,
                         help="the runtime's slot counts to serve with, comma-separated (default 1,4)")
     parser.add_argument("--out", type=Path, default=RUNS / "concurrency.json")
     args = parser.parse_args()
