@@ -481,3 +481,16 @@ def test_a_corpus_without_text_is_a_one_line_error_and_keeps_the_index(cluster, 
         assert result.exit_code == 2, result.output
         assert len(result.output.strip().splitlines()) == 1 and "corpus" in result.output
     assert current_path(clustered) == before
+
+
+def test_the_test_cluster_wants_its_token(cluster) -> None:
+    code = ("import ray; ray.init(address={!r}, logging_level='ERROR'); "
+            "print(ray.get(ray.remote(lambda: 6 * 7).remote()))")
+    assert os.environ["RAY_AUTH_MODE"] == "token" and os.environ["RAY_AUTH_TOKEN"] == cluster.token
+    run = [sys.executable, "-c", code.format(cluster.address)]
+    ok = subprocess.run(run, capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0 and ok.stdout.strip() == "42", ok.stderr[-2000:]
+    bare = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+    refused = subprocess.run(run, env={**bare, "HOME": "/nonexistent"}, capture_output=True, text=True,
+                             timeout=300)
+    assert refused.returncode != 0 and "InvalidAuthToken" in refused.stderr

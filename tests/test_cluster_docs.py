@@ -242,18 +242,5 @@ def test_the_documented_commands_start_a_private_authenticated_cluster(tmp_path:
         cluster.stop()
         if other is not None:
             other.stop()
-
-
-def test_the_test_cluster_wants_its_token() -> None:
-    code = ("import ray; ray.init(address={!r}, logging_level='ERROR'); "
-            "print(ray.get(ray.remote(lambda: 6 * 7).remote()))")
-    with LocalCluster() as cluster:
-        assert os.environ["RAY_AUTH_MODE"] == "token" and len(os.environ["RAY_AUTH_TOKEN"]) == 64
-        run = [sys.executable, "-c", code.format(cluster.address)]
-        ok = subprocess.run(run, capture_output=True, text=True, timeout=300)
-        assert ok.returncode == 0 and ok.stdout.strip() == "42", ok.stderr[-2000:]
-        bare = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
-        refused = subprocess.run(run, env={**bare, "HOME": "/nonexistent"}, capture_output=True, text=True,
-                                 timeout=300)
-        assert refused.returncode != 0 and "InvalidAuthToken" in refused.stderr
-    assert "RAY_AUTH_TOKEN" not in os.environ or os.environ["RAY_AUTH_TOKEN"] != cluster.token
+    # Stopped, a LocalCluster leaves this process's environment as it found it.
+    assert other is not None and os.environ.get("RAY_AUTH_TOKEN") != other.token

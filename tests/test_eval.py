@@ -430,3 +430,19 @@ def test_bench_reads_another_model_file_side_by_side(model_cache: Path) -> None:
     assert out[1]["same_answers_as_default"] == 1  # the same file: the same answer
     with pytest.raises(ModelProblem, match="could not load the reader's model .*missing.gguf"):
         timing.reader_settings([prompt], {"model": [{}, {"model": str(model_cache / "missing.gguf")}]})
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["cluster", "--nodes", "0"], "--nodes: '0' is not a list of node counts of at least 1, e.g. 1,2"),
+    (["concurrency", "--slots", "4,x"], "--slots: '4,x' is not a list of slot counts"),
+    (["scale", "--only", "vector"], "--only 'vector': the sections are bench,build,vectors,peer"),
+    (["scale", "--only", "vectors"], "--only vectors sizes the index that build makes: add build"),
+])
+def test_a_mistaken_eval_argument_is_one_line(argv: list[str], message: str, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setenv("QA_EVAL_OUT", str(tmp_path))
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and message in err[-1], err
+    assert not list(tmp_path.iterdir())  # nothing written

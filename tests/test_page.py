@@ -12,8 +12,9 @@ from net import chat_page, serving
 from playwright.sync_api import Page
 
 import qa
-from qa.llm.base import Runtime
+from qa.llm.runtimes import configured_runtime
 from qa.notices import NOTICES, say
+from qa.readers.lm.prompt import default_prompt
 from qa.surfaces.web.render import CSS, SCROLL_JS, chat_html, ordinal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -30,28 +31,17 @@ PLACE = """sel => { const all = document.querySelectorAll('.qa-chat > .qa-a');
   return [r.top, r.bottom, window.innerHeight]; }"""
 
 
-def _own_runtime(config: qa.Config) -> Runtime:
-    """The reader's model loaded anew for this module (a LlamaRuntime): its prompt cache holds none of
-    the prompts this process's other tests read, so each question here is read in full, seconds
-    long, and the page shows it being read. In the process's shared runtime a prompt read before
-    takes 0.2 s, too short for the page to be seen in that state on a loaded machine."""
-    from qa.llm.llama import LlamaRuntime
-    from qa.llm.model_file import model_path
-    from qa.readers.lm.prompt import default_prompt
-
-    r = config.reading
-    path = model_path(config.cache_dir, r.reader_model)
-    return LlamaRuntime(path, r.reader_threads, r.reader_gpu_layers, r.reader_slots, r.reader_context,
-                        config.cache_dir / "kv", default_prompt().warm_messages())
-
-
 @pytest.fixture(scope="module")
 def served(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real model and reader over a copy of the seeds, served as app.py serves it."""
+    """The real model and reader over a copy of the seeds, served as app.py serves it. Its model is
+    loaded anew (shared=False): its prompt cache holds none of the prompts this process's other
+    tests read, so each question here is read in full, seconds long, and the page shows it being
+    read. In the process's shared runtime a prompt read before takes 0.2 s, too short for the page
+    to be seen in that state on a loaded machine."""
     root = tmp_path_factory.mktemp("page")
     shutil.copytree(ROOT / "seeds", root / "seeds")
     engine = qa.QA(real_qa.config.replace(seeds_dir=root / "seeds", index_dir=root / "index", rate=0),
-                   runtime=_own_runtime(real_qa.config))
+                   runtime=configured_runtime(real_qa.config, default_prompt().warm_messages(), shared=False))
     engine.build()
     with serving(engine) as url:
         yield url

@@ -14,7 +14,6 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from eval.broad import score, stories, where
@@ -47,12 +46,17 @@ def engine_for(story: str) -> QA:
 Asked = tuple[str, bool, float, str, tuple[str, ...]]
 
 
-def ask_product(engine: QA, q: dict) -> Asked:
-    """The product's answer: its text, whether it answered, the seconds it took, its kind, the texts
-    it cites."""
+def earlier_turns(engine: QA, q: dict) -> list[tuple[str, Answer]]:
+    """The question's earlier turns (a follow-up's), each answered as the chat answers it."""
     history: list[tuple[str, Answer]] = []
     for earlier in q.get("history", []):
         history.append((earlier, engine.answer(earlier, history=list(history))))
+    return history
+
+
+def ask_product(engine: QA, q: dict, history: list[tuple[str, Answer]]) -> Asked:
+    """The product's answer after its earlier turns: its text, whether it answered, the seconds it
+    took, its kind, the texts it cites."""
     began = time.perf_counter()
     answer = engine.answer(q["question"], history=history or None)
     # A yes/no answer saying the articles do not say clearly declines to answer: it counts as a refusal.
@@ -75,17 +79,16 @@ def run(questions: list[dict], peer: bool) -> dict:
     for story in dict.fromkeys(q["story"] for q in questions):
         engine = engine_for(story)
         engine.answer("warm up")  # the model and the index loaded before anything is timed
-        askers: dict[str, Callable[[dict], Asked]] = {
-            "product": lambda q, e=engine: ask_product(e, q)}
-        if peer:
-            recipe = Peer(engine)
-            askers["rag"] = lambda q, p=recipe: ask_peer(p, q)
+        recipe = Peer(engine) if peer else None
         for q in (q for q in questions if q["story"] == story):
-            for name, ask in askers.items():
-                asked = ask(q)
-                records[name].append(score.record(q, *asked))
-                if name == "product" and asked[1]:  # answered: where its vital nuggets are
-                    records[name][-1]["where"] = where.lost(engine, q, asked[0])
+            history = earlier_turns(engine, q)
+            asked = ask_product(engine, q, history)
+            records["product"].append(score.record(q, *asked))
+            if asked[1]:  # answered: where its vital nuggets are
+                records["product"][-1]["where"] = where.lost(engine, q, asked[0], history)
+            shown.update()
+            if recipe is not None:
+                records["rag"].append(score.record(q, *ask_peer(recipe, q)))
                 shown.update()
     shown.close()
     summary = {k: score.summary(v) for k, v in records.items()}

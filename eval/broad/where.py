@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from eval.broad.nuggets import Nugget, holds
-from qa import QA
+from qa import QA, Answer
 
 STAGES = ("shown", "in the pool, not chosen", "in the articles, not in the pool", "not in the articles")
 
@@ -22,12 +22,10 @@ def stage(nugget: Nugget, answer: str, pool: Sequence[str], articles: Sequence[s
     return STAGES[2] if any(holds(nugget, text) for text in articles) else STAGES[3]
 
 
-def lost(engine: QA, q: dict, answer: str) -> list[str]:
-    """Where each vital nugget of an answered question is, its pool drafted as the product drafts it."""
-    history: list[tuple[str, object]] = []
-    for earlier in q.get("history", []):  # as the question was asked: after its earlier turns
-        history.append((earlier, engine.answer(earlier, history=list(history))))
-    draft = engine.answerer.draft(q["question"], history or None, "hybrid", None, None)
+def lost(engine: QA, q: dict, answer: str, history: Sequence[tuple[str, Answer]] = ()) -> list[str]:
+    """Where each vital nugget of an answered question is, its pool drafted as the product drafts it
+    after the question's earlier turns (history, as it was asked)."""
+    draft = engine.answerer.draft(q["question"], list(history) or None, "hybrid", None, None)
     pool = [s.text for s in (*draft.evidence.leads, *draft.evidence.read)]
     articles = [a.text for a in engine.index.articles.values()]
     return [stage(Nugget.of(n), answer, pool, articles) for n in q["nuggets"] if n["vital"]]

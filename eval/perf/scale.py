@@ -139,19 +139,34 @@ def _has_langchain() -> bool:
     return all(find_spec(m) for m in ("langchain_community", "langchain_huggingface"))
 
 
+SECTIONS = ("bench", "build", "vectors", "peer")
+
+
+def _sections(parser: argparse.ArgumentParser, only: str, work: Path | None) -> set[str]:
+    """The sections --only names, each known; vectors without build needs an earlier run's --work."""
+    names = set(only.split(","))
+    if names - set(SECTIONS):
+        parser.error(f"--only {only!r}: the sections are {','.join(SECTIONS)}")
+    built = work is not None and (work / "rtqa-index").is_dir()
+    if "vectors" in names and "build" not in names and not built:
+        parser.error("--only vectors sizes the index that build makes: add build (--only build,vectors), "
+                     "or give --work the folder of a run that built it")
+    return names
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--passages", type=int, default=10_000, help="RealTime QA passages to build")
     parser.add_argument("--sizes", default="10000,100000,1000000", help="index sizes in vectors")
     parser.add_argument("--peer-passages", type=int, default=1000, help="RealTime QA passages vs LangChain")
     parser.add_argument("--queries", type=int, default=200, help="RealTime QA questions as queries")
-    parser.add_argument("--only", default="bench,build,vectors,peer", help="sections to run")
+    parser.add_argument("--only", default=",".join(SECTIONS), help="sections to run, of %(default)s")
     parser.add_argument("--work", type=Path, help="work folder (kept; default: a temporary one)")
     parser.add_argument("--progress", action="store_true",
                         help="progress bar while embedding (always shown now; kept for old command lines)")
     parser.add_argument("--out", type=Path, default=RUNS / "scale.json")
     args = parser.parse_args()
-    only = set(args.only.split(","))
+    only = _sections(parser, args.only, args.work)
     work = args.work or Path(tempfile.mkdtemp(prefix="qa-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     result: dict = json.loads(args.out.read_text()) if args.out.is_file() else {}

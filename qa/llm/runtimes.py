@@ -10,21 +10,23 @@ from collections.abc import Callable, Sequence
 from qa.config import Config
 from qa.errors import QAError
 from qa.llm.base import Completion, Messages, Runtime
-from qa.llm.llama import shared_runtime
+from qa.llm.llama import LlamaRuntime, shared_runtime
 from qa.llm.model_file import model_path
 from qa.llm.selected import use
 
 log = logging.getLogger(__name__)
 
 
-def configured_runtime(config: Config, prefix: Messages | None = None) -> Runtime:
-    """The in-process runtime for config's reader model and settings, shared in the process, with
-    prefix (the reader's fixed instruction) in its cache: restored from config.cache_dir/kv/."""
+def configured_runtime(config: Config, prefix: Messages | None = None, shared: bool = True) -> Runtime:
+    """The in-process runtime for config's reader model and settings, shared in the process (or,
+    shared=False, loaded anew: its prompt cache holds only its own prompts), with prefix (the
+    reader's fixed instruction) in its cache: restored from config.cache_dir/kv/."""
     path = model_path(config.cache_dir, config.reading.reader_model)
     log.info("the reader's runtime: %s", use(config.cache_dir))
     r = config.reading
-    return shared_runtime(path, r.reader_threads, r.reader_gpu_layers, r.reader_slots,
-                          config.reading.reader_context, config.cache_dir / "kv", prefix)
+    load = shared_runtime if shared else LlamaRuntime
+    return load(path, r.reader_threads, r.reader_gpu_layers, r.reader_slots, r.reader_context,
+                config.cache_dir / "kv", prefix)
 
 
 def generation_runtime(config: Config, local: Runtime) -> Runtime:
