@@ -154,9 +154,11 @@ UPLOADS = st.one_of(
 
 @pytest.fixture(scope="module")
 def uploader(real_qa: qa.QA, tmp_path_factory: pytest.TempPathFactory) -> qa.QA:
+    """The real embedder and index over a copy of the seeds; its answers read by the span reader (what
+    is fuzzed here is the upload: the language model reads any question in the tests above)."""
     root = tmp_path_factory.mktemp("fuzz-upload")
     shutil.copytree(SEEDS, root / "seeds")
-    engine = qa.QA(real_qa.config.replace(seeds_dir=root / "seeds", index_dir=root / "index"),
+    engine = qa.QA(real_qa.config.replace(seeds_dir=root / "seeds", index_dir=root / "index", reader="spans"),
                    embedder=real_qa.embedder)
     engine.build()
     return engine
