@@ -53,6 +53,18 @@ def test_the_sets_figures_count_refusals_and_recall() -> None:
     assert figures["by_kind"]["list"]["questions"] == 2
 
 
+def test_sentences_shown_holding_no_nugget_are_counted() -> None:
+    """What an answer pads itself with: a cited sentence it shows that holds none of the nuggets (a copy
+    cited beside it by its marker alone is not shown)."""
+    q = {"id": "x", "story": "s", "kind": "why", "answerable": True,
+         "nuggets": [{"fact": "f", "vital": True, "match": [["1500"]]}]}
+    cited = ("1,500 go   first.", "It rained.", "1,500 go first on Saturday.")
+    r = score.record(q, "1,500 go first. [1][3] It rained. [2]", True, 1.0, "why", cited)
+    assert (r["sentences"], r["bare"]) == (2, 1)
+    figures = score.summary([r, score.record(q, "", False, 1.0, "why", cited)])
+    assert (figures["sentences_shown"], figures["sentences_without_nugget"]) == (2, 1)
+
+
 def test_the_written_set_is_well_formed() -> None:
     """At least 40 questions on the seeds and 40 on other stories, every kind 4 times, 8 unanswerable,
     each answerable one with a vital nugget."""

@@ -14,7 +14,7 @@ from qa import QA, Answer, Config, rules
 from qa.answering import coverage
 from qa.answering.cite import Pick, group_facts
 from qa.answering.reasons import gives_reason
-from qa.answering.select import shown
+from qa.answering.select import on_topic, shown
 from qa.answering.shapes import definition, says_ahead
 from qa.config import Answering
 from qa.passage import Passage
@@ -182,6 +182,8 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
     "answering.titles": (lambda: definition(sentence(
         "US negotiator Zalmay Khalilzad welcomed the decree.", ((0, 30, "NP", "nsubj"),)),
         "Zalmay Khalilzad"), "US negotiator"),
+    "answering.fill_on_topic": (lambda: on_topic(sentence("Analyst Michael Kugelman called it a sign."),
+                                                 analyse("Who is Zalmay Khalilzad?")), False),
     "answering.future_cues": (lambda: says_ahead("Talks are expected to start in Oslo next week."), True),
     "answering.reason_cues": (lambda: gives_reason("The talks stalled because of the prisoners.",
                                                    "Why did the talks stall?"), True),

@@ -131,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{s['fully_answered']:.3f}, false refusals {s['false_refusals']}/{s['answerable']}, "
               f"unanswerable refused {s['unanswerable_refused']}/{s['unanswerable']}, uncited sentences "
               f"{s['uncited_sentences']}, words p50 {s['words_p50']:.0f}, seconds p50 {s['seconds_p50']:.2f} "
-              f"p95 {s['seconds_p95']:.2f}")
+              f"p95 {s['seconds_p95']:.2f}, sentences shown holding no nugget "
+              f"{s['sentences_without_nugget']}/{s['sentences_shown']}")
     stages = result["summary"]["product"]["where"]["all"]
     print("the answered questions' vital nuggets: " + ", ".join(f"{n} {s}" for s, n in stages.items()))
     if "rag" in result["summary"]:

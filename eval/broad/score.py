@@ -31,6 +31,12 @@ def _carried(piece: str, pieces: list[str]) -> bool:
     return at + 1 < len(pieces) and bool(MARKER.search(pieces[at + 1])) and len(piece.split()) < 6
 
 
+def shown_sentences(text: str, cited: tuple[str, ...]) -> list[str]:
+    """The cited sentences the answer's text shows (a copy cited beside one only by its marker is not)."""
+    flat = " ".join(text.split())
+    return [c for c in dict.fromkeys(" ".join(c.split()) for c in cited) if c and c in flat]
+
+
 def record(q: dict, text: str, answered: bool, seconds: float, kind: str = "",
            cited: tuple[str, ...] = ()) -> dict:
     """One question's figures from the answer's text."""
@@ -38,12 +44,16 @@ def record(q: dict, text: str, answered: bool, seconds: float, kind: str = "",
     vital = [n for n in nuggets if n.vital]
     held = [holds(n, text) for n in nuggets] if answered else [False] * len(nuggets)
     held_vital = [h for n, h in zip(nuggets, held, strict=True) if n.vital]
+    # Sentences shown holding none of an answerable question's nuggets: what an answer pads itself with.
+    shown = shown_sentences(text, cited) if answered and q["answerable"] else []
+    bare = sum(not any(holds(n, s) for n in nuggets) for s in shown)
     return {"id": q["id"], "story": q["story"], "kind": q["kind"], "answered_kind": kind,
             "answerable": q["answerable"], "answered": answered,
             "vital": sum(held_vital) / len(vital) if vital else None,
             "all": sum(held) / len(nuggets) if nuggets else None,
             "full": all(held_vital) if vital else None, "uncited": uncited(text, cited) if answered else 0,
-            "words": len(MARKER.sub("", text).split()) if answered else 0, "seconds": round(seconds, 3)}
+            "words": len(MARKER.sub("", text).split()) if answered else 0, "seconds": round(seconds, 3),
+            "sentences": len(shown), "bare": bare}
 
 
 def summary(records: list[dict]) -> dict:
@@ -71,6 +81,8 @@ def _figures(records: list[dict]) -> dict:
         "unanswerable_refused": sum(not r["answered"] for r in unanswerable),
         "unanswerable": len(unanswerable),
         "uncited_sentences": sum(r["uncited"] for r in records),
+        "sentences_shown": sum(r.get("sentences", 0) for r in records),
+        "sentences_without_nugget": sum(r.get("bare", 0) for r in records),
         "words_p50": m.percentile([r["words"] for r in shown], 50) if shown else 0,
         "seconds_p50": m.percentile([r["seconds"] for r in records], 50) if records else 0,
         "seconds_p95": m.percentile([r["seconds"] for r in records], 95) if records else 0,

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from qa import rules
 from qa.answer import NOT_COVERED, Answer, Trace
 from qa.answering import recency
-from qa.answering.cite import Fact, Pick, cited_text, group_facts, lead_with_short, picks
+from qa.answering.cite import Fact, Pick, cited_sentences, cited_text, group_facts, lead_with_short, picks
 from qa.answering.reasons import with_reason
-from qa.answering.select import shown
+from qa.answering.select import more, shown
 from qa.config import Answering
 from qa.notices import say
 from qa.passage import Passage
@@ -84,7 +84,8 @@ class Composer:
 
 class BySentences(Composer):
     """A why, a how or a what-was-said: the sentences are the answer, led by the one the reader
-    found its phrase in; a why that found none still cites a sentence giving a cause."""
+    found its phrase in; a why that found none still cites a sentence giving a cause; then the pool's
+    best other sentences, within the answer's words (a reason or a quotation often goes on in them)."""
 
     lead_anyway = True
 
@@ -95,8 +96,11 @@ class BySentences(Composer):
         facts = _story_only(facts, keep_lead=reading.best is not None)
         if draft.question.kind == "why" and reading.best is None:
             # Any sentence gathered may give the reason, not only those the reader was given.
-            return with_reason(facts, (*reading.given, *draft.evidence.read), scored, draft.question.query)
-        return facts
+            facts = with_reason(facts, (*reading.given, *draft.evidence.read), scored, draft.question.query)
+        cited = cited_sentences(facts)
+        rest = [s for s in draft.evidence.read if s.id not in cited]
+        extra = more(rest, [group[0].sentence for group in facts], self.policy.broad_fill, draft.question)
+        return [*facts, *([Pick(s, s.score)] for s in extra)]
 
 
 def _story_only(facts: list[Fact], keep_lead: bool) -> list[Fact]:

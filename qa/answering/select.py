@@ -11,11 +11,13 @@ from pathlib import Path
 import numpy as np
 
 from qa import rules
+from qa.question.record import Question
 from qa.sentences.record import Sentence
 from qa.text.normalise import plain
 
 _LINES = tomllib.loads(Path(__file__).with_name("boilerplate.toml").read_text("utf-8"))
 BOILERPLATE = re.compile("|".join(f"(?:{p})" for p in _LINES["patterns"]), re.IGNORECASE)
+WORDS = 120  # a broad answer stops adding sentences past this many words
 MIN_WORDS = 6  # fewer words than this is a headline, a caption or a fragment, not a sentence
 COPY = 0.92  # cosine from which two sentences are copies of one another (syndicated wire copy)
 
@@ -58,6 +60,36 @@ def mmr(candidates: Sequence[Sentence], relevance: Callable[[Sentence], float], 
         if not any(copies(best, c) for c in chosen):
             chosen.append(best)
     return chosen
+
+
+def more(pool: Sequence[Sentence], already: Sequence[Sentence], most: int,
+         question: Question) -> list[Sentence]:
+    """Up to ``most`` of the pool's best-scored sentences to show after those already chosen: story
+    sentences on the question's topic, none a copy of another, while the answer stays within its words."""
+    have, added = list(already), list[Sentence]()
+    total = words(have)
+    for s in sorted(pool, key=lambda s: (-s.score, s.id)):
+        if len(added) >= most:
+            break
+        if not shown(s) or not on_topic(s, question) or any(copies(s, h) for h in have):
+            continue
+        total += len(s.text.split())
+        if total > WORDS:  # the next best would make the answer too long: it ends here
+            break
+        added.append(s)
+        have.append(s)
+    return added
+
+
+def on_topic(sentence: Sentence, question: Question) -> bool:
+    """Whether a sentence shares a content word with the question and names what it names, if it names
+    anything: the pool's best scores alone also bring in sentences about someone else."""
+    if not rules.on("answering.fill_on_topic"):
+        return True
+    names = [n.lower() for n in question.named if not n.isdigit()]
+    text = sentence.text.lower()
+    shares = not question.terms or bool(question.terms & set(sentence.terms))
+    return shares and (not names or any(n in text for n in names))
 
 
 def copies(a: Sentence, b: Sentence) -> bool:

@@ -12,12 +12,11 @@ from qa import rules
 from qa.answer import Answer
 from qa.answering.compose import Composer, Draft, Shown
 from qa.answering.layout import Piece, broad_answer
-from qa.answering.select import centrality, mmr, newest_first, shown
+from qa.answering.select import WORDS, centrality, mmr, more, newest_first, shown
 from qa.readers.base import Reading
 from qa.sentences.record import Sentence
 from qa.text.nlp import NOUN_CHUNK
 
-WORDS = 120  # a broad answer stops adding sentences past this many words
 FUTURE = re.compile(r"\b(will|would|is expected|are expected|expects? to|plans? to|planned|is set to|"
                     r"are set to|scheduled|next (week|month|year|step|round|phase)|upcoming|to begin|"
                     r"to start|to resume|deadline|later this|in the coming|due to (start|begin|be)|"
@@ -36,10 +35,19 @@ class Broad(Composer):
     # How much the question's topic counts against the story's centre (the rest): chosen on the broad
     # set's seeds questions among 0.2, 0.4, 0.6 and 0.85, confirmed on its other stories.
     topic_weight = 0.4
+    fills = False  # whether the answer adds the pool's best sentences after its own (``broad_fill``)
 
     def compose(self, draft: Draft, reading: Reading, shown: Shown | None = None) -> Answer:
         pieces, short = self.pieces(draft, reading)
+        if self.fills and pieces:
+            chosen = [s for p in pieces for s in p.sentences]
+            if extra := more(draft.evidence.read, chosen, self.policy.broad_fill, draft.question):
+                pieces = self.with_more(pieces, extra)
         return broad_answer(draft, pieces, reading, shown or Shown(), self.verdict(reading), short)
+
+    def with_more(self, pieces: list[Piece], extra: list[Sentence]) -> list[Piece]:
+        """The answer's parts with the pool's further sentences after them."""
+        return [*pieces, Piece(tuple(extra))]
 
     def verdict(self, reading: Reading) -> str | None:
         """The verdict the answer leads with (yes/no questions only)."""
@@ -106,6 +114,7 @@ class Next(Broad):
 
     most = 3
     lead_weight = 0.0
+    fills = True
 
     def candidates(self, draft: Draft) -> list[Sentence]:
         found = super().candidates(draft)
@@ -118,6 +127,7 @@ class Definition(Broad):
 
     most = 2
     lead_weight = 0.0
+    fills = True
 
     def pieces(self, draft: Draft, reading: Reading) -> tuple[list[Piece], str | None]:
         name = draft.question.topic
@@ -136,6 +146,7 @@ class YesNo(Broad):
 
     most = 3
     lead_weight = 0.0
+    fills = True
 
     def verdict(self, reading: Reading) -> str | None:
         return reading.verdict  # None when the model could not read: the sentences alone, with a notice

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
 from qa.answering.compose import Draft
 from qa.answering.layout import Piece
@@ -21,6 +22,7 @@ class Comparison(Broad):
     the question names, else the actors the relevant sentences name most."""
 
     lead_weight = 0.0
+    fills = True
 
     def pieces(self, draft: Draft, reading: Reading) -> tuple[list[Piece], str | None]:
         candidates = self.candidates(draft)
@@ -35,6 +37,18 @@ class Comparison(Broad):
         if len(parts) < 2:  # one side, or none, is named: the question is answered as a summary
             return super().pieces(draft, reading)
         return parts, None
+
+    def with_more(self, pieces: list[Piece], extra: list[Sentence]) -> list[Piece]:
+        """Each further sentence with the first side it names (after the sides, unlabelled, if none)."""
+        out = list(pieces)
+        rest: list[Sentence] = []
+        for s in extra:
+            at = next((i for i, p in enumerate(out) if p.label and p.label.lower() in s.text.lower()), None)
+            if at is None:
+                rest.append(s)
+            else:
+                out[at] = replace(out[at], sentences=(*out[at].sentences, s))
+        return [*out, Piece(tuple(rest))] if rest else out
 
 
 def sides_of(question: Question, sentences: Sequence[Sentence]) -> list[str]:

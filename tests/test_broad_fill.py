@@ -1,0 +1,78 @@
+"""A broad answer's further sentences (``Answering.broad_fill``): the pool's best-scored story
+sentences on the question's topic, no copy of one shown, within the answer's words; a comparison's go
+to the side they name. The real model and index show it in test_broad_real.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qa.answering.layout import Piece
+from qa.answering.select import WORDS, more, on_topic
+from qa.answering.sides import Comparison
+from qa.config import Answering, Config
+from qa.errors import BadInput
+from qa.passage import Passage
+from qa.question import analyse
+from qa.sentences.record import Sentence
+from qa.text.words import tokenize
+
+
+def sentence(text: str, sid: int, score: float, axis: int | None = None) -> Sentence:
+    """A sentence record with its own stems, a score and a vector of its own (one axis each)."""
+    vector = np.zeros(16, dtype=np.float32)
+    vector[sid if axis is None else axis] = 1.0
+    return Sentence(sid, Passage("a.txt", "A", text, sid * 100, sid * 100 + len(text)),
+                    tuple(tokenize(text)), vector=vector, score=score)
+
+
+QUESTION = analyse("Why did the Taliban reject the offer?")
+SHOWN = sentence("The Taliban rejected the Afghan government's offer to free 1,500 prisoners.", 0, 0.9)
+
+
+def test_the_best_scored_sentences_on_the_topic_follow() -> None:
+    pool = [sentence("The Taliban say the Doha deal requires all 5,000 prisoners to be freed first.", 1, 0.6),
+            sentence("The Taliban want their own list of prisoners released, a spokesman said.", 2, 0.8),
+            sentence("Analyst Michael Kugelman said the dispute was an early glimpse of trouble.", 3, 0.85),
+            sentence("Kabul's offer was a gesture of goodwill before talks, the government said.", 4, 0.7)]
+    added = more(pool, [SHOWN], 3, QUESTION)
+    # Best score first; the analyst's sentence names no Taliban, and the government's names no Taliban.
+    assert [s.id for s in added] == [2, 1]
+
+
+def test_no_furniture_no_copy_and_no_more_than_asked() -> None:
+    pool = [sentence("Taliban reject offer", 1, 0.99),  # a headline
+            sentence("The Taliban rejected the Afghan government's offer to free 1,500 prisoners.", 2, 0.95,
+                     axis=0),  # another article's copy of the shown sentence
+            *(sentence(f"The Taliban rejected the offer for reason number {n} of several today.", n, 0.5)
+              for n in range(3, 8))]
+    assert [s.id for s in more(pool, [SHOWN], 2, QUESTION)] == [3, 4]
+    assert more(pool, [SHOWN], 0, QUESTION) == []
+
+
+def test_the_answer_stays_within_its_words() -> None:
+    long = " ".join(["The Taliban rejected the offer"] * (WORDS // 5)) + "."
+    assert more([sentence(long, 1, 0.9)], [SHOWN], 3, QUESTION) == []
+
+
+def test_a_question_naming_nothing_takes_sentences_sharing_its_words() -> None:
+    question = analyse("How will the prisoners be released?")
+    assert on_topic(sentence("Another 3,500 prisoners are to be released after talks.", 1, 0.5), question)
+    assert not on_topic(sentence("The US began pulling troops out of two bases.", 2, 0.5), question)
+
+
+def test_a_comparisons_further_sentences_go_to_the_side_they_name() -> None:
+    ghani = sentence("Ghani was sworn in as president for a second term on Monday.", 1, 0.9)
+    abdullah = sentence("Abdullah held his own swearing-in ceremony in the same palace.", 2, 0.9)
+    pieces = [Piece((ghani,), label="Ghani"), Piece((abdullah,), label="Abdullah")]
+    extra = [sentence("Abdullah called the decree invalid and claimed the election was fraudulent.", 3, 0.5),
+             sentence("The United States said it opposed a parallel government in Kabul.", 4, 0.5)]
+    out = Comparison(Answering()).with_more(pieces, extra)
+    assert [(p.label, [s.id for s in p.sentences]) for p in out] == [
+        ("Ghani", [1]), ("Abdullah", [2, 3]), (None, [4])]
+
+
+def test_a_negative_fill_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QA_BROAD_FILL", "-1")
+    with pytest.raises(BadInput, match="QA_BROAD_FILL=-1 must be at least 0"):
+        Config.from_env()
