@@ -109,6 +109,8 @@ def test_who_is_gives_the_title_as_the_short_answer(real_qa: QA) -> None:
     assert answer.kind == "define" and answer.short == "US negotiator", (answer.short, answer.text)
     _cited(real_qa, answer)
     assert any(answer.short in c.text for c in answer.citations)  # the title is the articles' words
+    # Any further sentence is about him (answering.fill_on_topic), not the pool's best about others.
+    assert all("Khalilzad" in c.text for c in answer.citations), answer.text
 
 
 def test_what_next_cites_what_is_planned(real_qa: QA) -> None:
@@ -125,6 +127,17 @@ def test_what_was_said_cites_the_speakers_words(real_qa: QA) -> None:
     assert answer.kind == "said"
     _cited(real_qa, answer)
     assert "The failure of this process will be on the Taliban" in answer.text, answer.text
+
+
+def test_an_answer_goes_on_with_the_pools_best_sentences_on_its_topic(real_qa: QA) -> None:
+    """The model finds the analyst's first remark; the pool's best sentences naming the Taliban follow
+    (QA_BROAD_FILL), his "hardball" among them, within the answer's 120 words."""
+    answer = real_qa.answer("What do analysts say about the Taliban's strategy?")
+    no_fallback(answer)
+    assert answer.kind == "said"
+    _cited(real_qa, answer)
+    assert "playing hardball" in answer.text and len(MARKER.sub("", answer.text).split()) <= 120, answer.text
+    assert all("Taliban" in c.text for c in answer.citations[1:]), answer.text
 
 
 def test_what_no_article_reports_being_said_is_refused(real_qa: QA) -> None:
