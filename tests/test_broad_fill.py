@@ -1,6 +1,7 @@
-"""A broad answer's further sentences (``Answering.broad_fill``): the pool's best-scored story
-sentences on the question's topic, no copy of one shown, within the answer's words; a comparison's go
-to the side they name. The real model and index show it in test_broad_real.py."""
+"""A broad answer's further sentences (``Answering.broad_fill``): the sentence after a why, how or
+what-was-said answer's lead, then the pool's best-scored story sentences on the question's topic, no
+copy of one shown, within the answer's words; a comparison's go to the side they name. The real model
+and index show it in test_broad_real.py."""
 
 from __future__ import annotations
 
@@ -53,6 +54,16 @@ def test_no_furniture_no_copy_and_no_more_than_asked() -> None:
 def test_the_answer_stays_within_its_words() -> None:
     long = " ".join(["The Taliban rejected the offer"] * (WORDS // 5)) + "."
     assert more([sentence(long, 1, 0.9)], [SHOWN], 3, QUESTION) == []
+
+
+def test_the_sentence_after_the_lead_comes_first_even_naming_nothing() -> None:
+    """A quotation or a reason often goes on in the next sentence, which names no one again."""
+    after = sentence("They say the deal requires all 5,000 prisoners to be freed before talks.", 5, 0.1)
+    pool = [sentence("The Taliban want their own list of prisoners released, a spokesman said.", 2, 0.8)]
+    assert [s.id for s in more(pool, [SHOWN], 2, QUESTION, first=[after])] == [5, 2]
+    assert [s.id for s in more(pool, [SHOWN], 1, QUESTION, first=[after])] == [5]
+    copy = sentence(SHOWN.text, 6, 0.1, axis=0)
+    assert [s.id for s in more(pool, [SHOWN], 2, QUESTION, first=[copy])] == [2]
 
 
 def test_a_question_naming_nothing_takes_sentences_sharing_its_words() -> None:

@@ -2,7 +2,7 @@
 seeds: the kind on the answer, its shape (a verdict, a list's items, a comparison's sides, a title),
 every sentence cited to the exact sentence of its article, and the fact that a good answer holds.
 A mutation that sends every question down the factoid path (QA_RULES_OFF=question.broad_kinds)
-fails the tests of the kinds it decides (9 of 12: the kind and the shape are gone); why and
+fails the tests of the kinds it decides (9 of 14: the kind and the shape are gone); why and
 what-was-said questions are told apart before it (question.said, the wh-word)."""
 
 from __future__ import annotations
@@ -138,6 +138,18 @@ def test_an_answer_goes_on_with_the_pools_best_sentences_on_its_topic(real_qa: Q
     _cited(real_qa, answer)
     assert "playing hardball" in answer.text and len(MARKER.sub("", answer.text).split()) <= 120, answer.text
     assert all("Taliban" in c.text for c in answer.citations[1:]), answer.text
+
+
+def test_a_quotation_goes_on_in_the_sentence_after_it(real_qa: QA) -> None:
+    """The model finds the spokesman's first sentence; the next one of his quotation, which names no
+    one again, follows it (answering.follow_on)."""
+    answer = real_qa.answer("What did the Taliban spokesman say?")
+    no_fallback(answer)
+    assert answer.kind == "said"
+    _cited(real_qa, answer)
+    first, then = "We never agreed to any conditional release", "against the peace accord that we signed"
+    assert first in answer.text and then in answer.text, answer.text
+    assert answer.text.index(first) < answer.text.index(then)
 
 
 def test_what_no_article_reports_being_said_is_refused(real_qa: QA) -> None:

@@ -10,7 +10,7 @@ from qa.answer import NOT_COVERED, Answer, Trace
 from qa.answering import recency
 from qa.answering.cite import Fact, Pick, cited_sentences, cited_text, group_facts, lead_with_short, picks
 from qa.answering.reasons import with_reason
-from qa.answering.select import more, shown
+from qa.answering.select import follows, more, shown
 from qa.config import Answering
 from qa.notices import say
 from qa.passage import Passage
@@ -84,8 +84,8 @@ class Composer:
 
 class BySentences(Composer):
     """A why, a how or a what-was-said: the sentences are the answer, led by the one the reader
-    found its phrase in; a why that found none still cites a sentence giving a cause; then the pool's
-    best other sentences, within the answer's words (a reason or a quotation often goes on in them)."""
+    found its phrase in; a why that found none still cites a sentence giving a cause; then the
+    sentence after the lead in its article and the pool's best others, within the answer's words."""
 
     lead_anyway = True
 
@@ -99,7 +99,9 @@ class BySentences(Composer):
             facts = with_reason(facts, (*reading.given, *draft.evidence.read), scored, draft.question.query)
         cited = cited_sentences(facts)
         rest = [s for s in draft.evidence.read if s.id not in cited]
-        extra = more(rest, [group[0].sentence for group in facts], self.policy.broad_fill, draft.question)
+        after = [s for s in follows(facts[0][0].sentence) if s.id not in cited] if facts else []
+        leads = [group[0].sentence for group in facts]
+        extra = more(rest, leads, self.policy.broad_fill, draft.question, after)
         return [*facts, *([Pick(s, s.score)] for s in extra)]
 
 

@@ -62,23 +62,30 @@ def mmr(candidates: Sequence[Sentence], relevance: Callable[[Sentence], float], 
     return chosen
 
 
-def more(pool: Sequence[Sentence], already: Sequence[Sentence], most: int,
-         question: Question) -> list[Sentence]:
-    """Up to ``most`` of the pool's best-scored sentences to show after those already chosen: story
-    sentences on the question's topic, none a copy of another, while the answer stays within its words."""
+def more(pool: Sequence[Sentence], already: Sequence[Sentence], most: int, question: Question,
+         first: Sequence[Sentence] = ()) -> list[Sentence]:
+    """Up to ``most`` sentences to show after those already chosen: ``first``, then the pool's
+    best-scored on the question's topic; story sentences, none a copy of another, while the answer
+    stays within its words."""
     have, added = list(already), list[Sentence]()
     total = words(have)
-    for s in sorted(pool, key=lambda s: (-s.score, s.id)):
+    ranked = [s for s in sorted(pool, key=lambda s: (-s.score, s.id)) if on_topic(s, question)]
+    for s in [*first, *ranked]:
         if len(added) >= most:
             break
-        if not shown(s) or not on_topic(s, question) or any(copies(s, h) for h in have):
+        if not shown(s) or any(copies(s, h) for h in have):
             continue
         total += len(s.text.split())
-        if total > WORDS:  # the next best would make the answer too long: it ends here
+        if total > WORDS:  # the next would make the answer too long: it ends here
             break
         added.append(s)
         have.append(s)
     return added
+
+
+def follows(sentence: Sentence) -> list[Sentence]:
+    """The sentence after this one in its article, where a quotation or a reason often goes on."""
+    return [sentence.after] if sentence.after is not None and rules.on("answering.follow_on") else []
 
 
 def on_topic(sentence: Sentence, question: Question) -> bool:
