@@ -93,7 +93,7 @@ def on_topic(sentence: Sentence, question: Question) -> bool:
     anything: the pool's best scores alone also bring in sentences about someone else."""
     if not rules.on("answering.fill_on_topic"):
         return True
-    names = [n.lower() for n in question.named if not n.isdigit()]
+    names = [n.lower() for n in question.hinges if not n.isdigit()]  # a follow-up's, resolved
     text = sentence.text.lower()
     shares = not question.terms or bool(question.terms & set(sentence.terms))
     return shares and (not names or any(n in text for n in names))
