@@ -396,10 +396,12 @@ def test_gradio_client_follow_ups_use_the_history(server: str) -> None:
     assert "Shaheen" in follow["query"] and alone["query"] == question
     assert any("Shaheen" in c["text"] and re.search(r"Reuters|AFP", c["text"]) for c in follow["citations"])
     assert [c["text"] for c in follow["citations"]] != [c["text"] for c in alone["citations"]]
-    # Two men tweeted: after the question about the spokesman, only his tweet is cited.
+    # Two men tweeted: after the question about the spokesman, his tweet is cited first and the other
+    # man's never (what the answer goes on with names the spokesman, or no one).
     tweet = client.predict("What did he tweet?", earlier, api_name="/ask")
     read_by_model(tweet)
-    assert tweet["answered"] and all("Shaheen" in c["text"] for c in tweet["citations"])
+    cited = [c["text"] for c in tweet["citations"]]
+    assert tweet["answered"] and "Shaheen" in cited[0] and not any("Seddiqi" in c for c in cited), cited
     # Without the history, "he" is either man: the president's spokesman's tweet is retrieved first.
     # Which tweet the model then picks is its call (it differs between runtime builds), so it is not asserted.
     assert "Seddiqi" in client.predict("What did he tweet?", api_name="/ask")["passages"][0]["text"]

@@ -72,6 +72,13 @@ def test_a_question_naming_nothing_takes_sentences_sharing_its_words() -> None:
     assert not on_topic(sentence("The US began pulling troops out of two bases.", 2, 0.5), question)
 
 
+def test_a_he_resolved_to_no_name_takes_nothing_from_the_pool() -> None:
+    """"What did he tweet?" with no name found for "he": the pool's best tweet may be another man's."""
+    tweet = sentence("Presidential spokesman Sediq Seddiqi said in a tweet that Ghani signed it.", 1, 0.9)
+    assert not on_topic(tweet, analyse("What did he tweet?"))
+    assert on_topic(tweet, analyse("What did Seddiqi tweet?"))
+
+
 def test_a_comparisons_further_sentences_go_to_the_side_they_name() -> None:
     ghani = sentence("Ghani was sworn in as president for a second term on Monday.", 1, 0.9)
     abdullah = sentence("Abdullah held his own swearing-in ceremony in the same palace.", 2, 0.9)

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from qa import rules
+from qa.question.followup import points_at_someone
 from qa.question.record import Question
 from qa.sentences.record import Sentence
 from qa.text.normalise import plain
@@ -94,6 +95,8 @@ def on_topic(sentence: Sentence, question: Question) -> bool:
     if not rules.on("answering.fill_on_topic"):
         return True
     names = [n.lower() for n in question.hinges if not n.isdigit()]  # a follow-up's, resolved
+    if not names and points_at_someone(question.text):  # "he", resolved to no one: the pool's best may
+        return False  # be about another man
     text = sentence.text.lower()
     shares = not question.terms or bool(question.terms & set(sentence.terms))
     return shares and (not names or any(n in text for n in names))

@@ -43,6 +43,11 @@ def _turn(item: tuple[str, object]) -> tuple[str, str, str | None]:
     return str(question), query, short
 
 
+def points_at_someone(question: str) -> bool:
+    """True when a question points back at a person (he, she, his, her)."""
+    return bool(_PERSON.search(question))
+
+
 def needs_context(question: str) -> bool:
     """True when a question points back at earlier turns (a pronoun, or an elliptic opener)."""
     return bool(
