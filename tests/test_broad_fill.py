@@ -8,13 +8,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from qa.answering.compose import Draft
 from qa.answering.layout import Piece
 from qa.answering.select import WORDS, more, on_topic
+from qa.answering.shapes import Broad
 from qa.answering.sides import Comparison
 from qa.config import Answering, Config
 from qa.errors import BadInput
 from qa.passage import Passage
 from qa.question import analyse
+from qa.sentences.gather import Evidence
 from qa.sentences.record import Sentence
 from qa.text.words import tokenize
 
@@ -54,6 +57,25 @@ def test_no_furniture_no_copy_and_no_more_than_asked() -> None:
 def test_the_answer_stays_within_its_words() -> None:
     long = " ".join(["The Taliban rejected the offer"] * (WORDS // 5)) + "."
     assert more([sentence(long, 1, 0.9)], [SHOWN], 3, QUESTION) == []
+
+
+def test_a_sentence_too_long_for_what_is_left_is_passed_over_for_a_shorter_one() -> None:
+    long = " ".join(["The Taliban rejected the offer"] * (WORDS // 5)) + "."
+    short = "The Taliban want their own list of prisoners released, a spokesman said."
+    pool = [sentence(long, 1, 0.9), sentence(short, 2, 0.5)]
+    assert [s.id for s in more(pool, [SHOWN], 3, QUESTION)] == [2]
+
+
+def test_an_overview_passes_over_a_long_sentence_for_shorter_ones_within_its_words() -> None:
+    """The most relevant sentences, unlike each other, as many as the answer's words hold."""
+    long = " ".join(["The Taliban rejected the offer"] * (WORDS // 5)) + "."
+    pool = [sentence("The Taliban rejected the offer of 1,500 prisoners on Wednesday.", 1, 0.9),
+            sentence(long, 2, 0.8),
+            sentence("The Taliban want all 5,000 prisoners freed before any talks begin.", 3, 0.7)]
+    draft = Draft(analyse("Summarize the Taliban's reaction"), Evidence((), (), (), tuple(pool)))
+    chosen = Broad(Answering()).choose(draft, pool)
+    assert [s.id for s in chosen] == [1, 3]
+    assert sum(len(s.text.split()) for s in chosen) <= WORDS
 
 
 def test_the_sentence_after_the_lead_comes_first_even_naming_nothing() -> None:

@@ -152,6 +152,16 @@ def test_a_quotation_goes_on_in_the_sentence_after_it(real_qa: QA) -> None:
     assert answer.text.index(first) < answer.text.index(then)
 
 
+def test_a_sentence_too_long_for_the_words_left_is_passed_over_for_one_that_fits(real_qa: QA) -> None:
+    """After three sentences naming the talks, the pool's next best is too long for what is left of
+    the 120 words; a shorter one after it, on the peace talks they are to start, still fits
+    (answering.fill_budget)."""
+    answer = real_qa.answer("What are the intra-Afghan talks?")
+    assert answer.kind == "define"
+    _cited(real_qa, answer)
+    assert "peace talks" in answer.text and len(MARKER.sub("", answer.text).split()) <= 120, answer.text
+
+
 def test_what_no_article_reports_being_said_is_refused(real_qa: QA) -> None:
     """The UN is in the articles (it endorsed the deal), but none of them reports what it said."""
     answer = real_qa.answer("What did the UN say about the decree?")

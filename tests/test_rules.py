@@ -14,7 +14,7 @@ from qa import QA, Answer, Config, rules
 from qa.answering import coverage
 from qa.answering.cite import Pick, group_facts
 from qa.answering.reasons import gives_reason
-from qa.answering.select import follows, on_topic, shown
+from qa.answering.select import follows, more, on_topic, shown
 from qa.answering.shapes import definition, says_ahead
 from qa.config import Answering
 from qa.passage import Passage
@@ -184,6 +184,10 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
         "Zalmay Khalilzad"), "US negotiator"),
     "answering.fill_on_topic": (lambda: on_topic(sentence("Analyst Michael Kugelman called it a sign."),
                                                  analyse("Who is Zalmay Khalilzad?")), False),
+    "answering.fill_budget": (lambda: [s.id for s in more(
+        [sentence("The talks stalled " + "again and again " * 60 + "today.", sid=1, score=0.9),
+         sentence("The talks stalled over the prisoners, officials said.", sid=2, score=0.5)],
+        [], 3, analyse("Why did the talks stall?"))], [2]),
     "answering.follow_on": (lambda: [s.id for s in follows(_between("B is here."))], [2]),
     "answering.future_cues": (lambda: says_ahead("Talks are expected to start in Oslo next week."), True),
     "answering.reason_cues": (lambda: gives_reason("The talks stalled because of the prisoners.",

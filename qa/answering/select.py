@@ -76,12 +76,20 @@ def more(pool: Sequence[Sentence], already: Sequence[Sentence], most: int, quest
             break
         if not shown(s) or any(copies(s, h) for h in have):
             continue
-        total += len(s.text.split())
-        if total > WORDS:  # the next would make the answer too long: it ends here
+        if total + len(s.text.split()) > WORDS:  # too long for what is left of the answer's words
+            if passes_over():
+                continue
             break
+        total += len(s.text.split())
         added.append(s)
         have.append(s)
     return added
+
+
+def passes_over() -> bool:
+    """Whether a sentence too long for what is left of an answer's words is passed over for a shorter
+    one after it (else the answer ends there, often well short of its words)."""
+    return rules.on("answering.fill_budget")
 
 
 def follows(sentence: Sentence) -> list[Sentence]:

@@ -12,7 +12,7 @@ from qa import rules
 from qa.answer import Answer
 from qa.answering.compose import Composer, Draft, Shown
 from qa.answering.layout import Piece, broad_answer
-from qa.answering.select import WORDS, centrality, mmr, more, newest_first, shown
+from qa.answering.select import WORDS, centrality, mmr, more, newest_first, passes_over, shown, words
 from qa.readers.base import Reading
 from qa.sentences.record import Sentence
 from qa.text.nlp import NOUN_CHUNK
@@ -85,10 +85,14 @@ class Broad(Composer):
     def choose(self, draft: Draft, candidates: Sequence[Sentence]) -> list[Sentence]:
         """The most relevant sentences unlike each other, within the answer's length."""
         value = self.relevance(draft, candidates)
-        picked = mmr(candidates, lambda s: value[s.id], self.most)
+        ranked = mmr(candidates, lambda s: value[s.id], len(candidates) if passes_over() else self.most)
         kept: list[Sentence] = []
-        for s in picked:
-            if kept and sum(len(k.text.split()) for k in kept) + len(s.text.split()) > WORDS:
+        for s in ranked:
+            if len(kept) >= self.most:
+                break
+            if kept and words(kept) + len(s.text.split()) > WORDS:
+                if passes_over():
+                    continue
                 break
             kept.append(s)
         return kept
