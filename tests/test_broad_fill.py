@@ -10,7 +10,7 @@ import pytest
 
 from qa.answering.compose import Draft
 from qa.answering.layout import Piece
-from qa.answering.select import WORDS, more, on_topic
+from qa.answering.select import WORDS, more, on_topic, shown
 from qa.answering.shapes import Broad
 from qa.answering.sides import Comparison
 from qa.config import Answering, Config
@@ -52,6 +52,29 @@ def test_no_furniture_no_copy_and_no_more_than_asked() -> None:
               for n in range(3, 8))]
     assert [s.id for s in more(pool, [SHOWN], 2, QUESTION)] == [3, 4]
     assert more(pool, [SHOWN], 0, QUESTION) == []
+
+
+@pytest.mark.parametrize("text", [
+    "What parts of Yellowstone are damaged?",  # a subhead
+    "Can't see our graphics?",
+    "(This story was updated because an earlier version included an inaccuracy.)",
+    "This story has been updated with new information.",
+    "Watch video highlights from Trump's briefing at the top of this story.",
+    "Read the full story:'Air capital' mourns after plane crash.",
+    "AI-assisted summary Investigators are working to determine if either aircraft was out of place.",
+])
+def test_a_pages_questions_notes_and_calls_are_never_shown(text: str) -> None:
+    assert not shown(sentence(text, 1, 0.9))
+
+
+@pytest.mark.parametrize("text", [
+    '"What was the helicopter doing in that track?" the president asked reporters on Thursday.',
+    "“Why would they do that?” he said.",
+    "Watchdog groups said the airport's controllers were overworked this winter.",
+    "Officials read the full statement to reporters outside the airport on Thursday.",
+])
+def test_a_quoted_question_and_a_sentence_like_furniture_are_shown(text: str) -> None:
+    assert shown(sentence(text, 1, 0.9))
 
 
 def test_the_answer_stays_within_its_words() -> None:

@@ -91,6 +91,17 @@ def test_a_yes_no_question_leads_with_the_verdict_and_its_sentences(real_qa: QA,
     assert fact in answer.text, answer.text
 
 
+def test_a_yes_or_no_about_someone_no_sentence_read_is_about_does_not_say_clearly(real_qa: QA) -> None:
+    """The model says no, reading sentences about the decree and one about the UN Security Council
+    endorsing the deal: none names the Council and the decree together, so the verdict stands on
+    nothing (answering.verdict_on_topic), and the sentences follow, cited."""
+    answer = real_qa.answer("Did the UN Security Council welcome the decree?")
+    read_by_model(answer)
+    assert answer.kind == "yesno" and answer.verdict == "unclear", (answer.verdict, answer.text)
+    assert answer.text.startswith("The articles do not say clearly. "), answer.text
+    _cited(real_qa, answer)
+
+
 def test_a_comparison_attributes_each_position_to_its_side(real_qa: QA) -> None:
     answer = real_qa.answer("How do Ghani's and Abdullah's claims to the presidency differ?")
     no_fallback(answer)

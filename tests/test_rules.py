@@ -14,7 +14,7 @@ from qa import QA, Answer, Config, rules
 from qa.answering import coverage
 from qa.answering.cite import Pick, group_facts
 from qa.answering.reasons import gives_reason
-from qa.answering.select import follows, more, on_topic, shown
+from qa.answering.select import about, follows, more, on_topic, shown
 from qa.answering.shapes import definition, says_ahead
 from qa.config import Answering
 from qa.passage import Passage
@@ -182,6 +182,9 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
     "answering.titles": (lambda: definition(sentence(
         "US negotiator Zalmay Khalilzad welcomed the decree.", ((0, 30, "NP", "nsubj"),)),
         "Zalmay Khalilzad"), "US negotiator"),
+    "answering.own_questions": (lambda: shown(sentence("What parts of Yellowstone are damaged?")), False),
+    "answering.verdict_on_topic": (lambda: about(sentence("Montana Gov. Greg Gianforte declared a disaster."),
+                                                 analyse("Did Idaho's governor declare a disaster?")), False),
     "answering.fill_on_topic": (lambda: on_topic(sentence("Analyst Michael Kugelman called it a sign."),
                                                  analyse("Who is Zalmay Khalilzad?")), False),
     "answering.fill_budget": (lambda: [s.id for s in more(

@@ -15,11 +15,13 @@ from qa.question.followup import points_at_someone
 from qa.question.record import Question
 from qa.sentences.record import Sentence
 from qa.text.normalise import plain
+from qa.text.words import tokenize
 
 _LINES = tomllib.loads(Path(__file__).with_name("boilerplate.toml").read_text("utf-8"))
 BOILERPLATE = re.compile("|".join(f"(?:{p})" for p in _LINES["patterns"]), re.IGNORECASE)
 WORDS = 120  # a broad answer stops adding sentences past this many words
 MIN_WORDS = 6  # fewer words than this is a headline, a caption or a fragment, not a sentence
+QUOTES = '"“”'  # marks of a quotation (not the apostrophe: "Trump’s")
 COPY = 0.92  # cosine from which two sentences are copies of one another (syndicated wire copy)
 
 
@@ -31,8 +33,16 @@ def shown(sentence: Sentence) -> bool:
     words = text.split()
     if len(words) < MIN_WORDS or BOILERPLATE.search(text):
         return False
+    if asks(text) and rules.on("answering.own_questions"):
+        return False
     # Headlines and captions seldom end as sentences do; news sentences always do.
     return text.rstrip("\"”’')]").endswith((".", "!", "?", ":")) and any(w.islower() for w in words)
+
+
+def asks(text: str) -> bool:
+    """Whether a sentence is the article's own question, not a quotation: a subhead ("What parts of
+    the park are damaged?") or a rhetorical one, which states nothing an answer can stand on."""
+    return text.rstrip().endswith("?") and not any(q in text for q in QUOTES)
 
 
 def centrality(sentences: Sequence[Sentence]) -> np.ndarray:
@@ -108,6 +118,17 @@ def on_topic(sentence: Sentence, question: Question) -> bool:
     text = sentence.text.lower()
     shares = not question.terms or bool(question.terms & set(sentence.terms))
     return shares and (not names or any(n in text for n in names))
+
+
+def about(sentence: Sentence, question: Question) -> bool:
+    """Whether a sentence names everything the question names and shares another of its words: what a
+    yes or a no can stand on ("Did Idaho's governor declare a disaster?" is not answered by Montana's)."""
+    if not rules.on("answering.verdict_on_topic"):
+        return True
+    names = [n.lower() for n in question.hinges if not n.isdigit()]
+    text = sentence.text.lower()
+    others = question.terms - {t for n in names for t in tokenize(n)}
+    return all(n in text for n in names) and bool(others & set(sentence.terms))
 
 
 def copies(a: Sentence, b: Sentence) -> bool:

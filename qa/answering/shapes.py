@@ -12,7 +12,7 @@ from qa import rules
 from qa.answer import Answer
 from qa.answering.compose import Composer, Draft, Shown
 from qa.answering.layout import Piece, broad_answer
-from qa.answering.select import WORDS, centrality, mmr, more, newest_first, passes_over, shown, words
+from qa.answering.select import WORDS, about, centrality, mmr, more, newest_first, passes_over, shown, words
 from qa.readers.base import Reading
 from qa.sentences.record import Sentence
 from qa.text.nlp import NOUN_CHUNK
@@ -43,13 +43,13 @@ class Broad(Composer):
             chosen = [s for p in pieces for s in p.sentences]
             if extra := more(draft.evidence.read, chosen, self.policy.broad_fill, draft.question):
                 pieces = self.with_more(pieces, extra)
-        return broad_answer(draft, pieces, reading, shown or Shown(), self.verdict(reading), short)
+        return broad_answer(draft, pieces, reading, shown or Shown(), self.verdict(draft, reading), short)
 
     def with_more(self, pieces: list[Piece], extra: list[Sentence]) -> list[Piece]:
         """The answer's parts with the pool's further sentences after them."""
         return [*pieces, Piece(tuple(extra))]
 
-    def verdict(self, reading: Reading) -> str | None:
+    def verdict(self, draft: Draft, reading: Reading) -> str | None:
         """The verdict the answer leads with (yes/no questions only)."""
         return None
 
@@ -152,7 +152,9 @@ class YesNo(Broad):
     lead_weight = 0.0
     fills = True
 
-    def verdict(self, reading: Reading) -> str | None:
+    def verdict(self, draft: Draft, reading: Reading) -> str | None:
+        if reading.verdict in ("yes", "no") and not any(about(s, draft.question) for s in reading.given):
+            return "unclear"  # no sentence it read is about what was asked: its yes or no stands on nothing
         return reading.verdict  # None when the model could not read: the sentences alone, with a notice
 
     def pieces(self, draft: Draft, reading: Reading) -> tuple[list[Piece], str | None]:
