@@ -181,6 +181,16 @@ def test_what_no_article_reports_being_said_is_refused(real_qa: QA) -> None:
     assert "UN" in (answer.notice or "") and not answer.citations
 
 
+def test_what_someone_said_about_something_they_did_not_speak_of_is_refused(real_qa: QA) -> None:
+    """Trump is quoted (his promise to end the war), but on the prisoner release no article reports
+    a word of his (coverage.speaker_topic)."""
+    answer = real_qa.answer("What did Trump say about the prisoner release?")
+    assert answer.kind == "said"
+    assert not answer.answered and answer.notice_code == "not_said", (answer.notice_code, answer.text)
+    answer = real_qa.answer("What did Khalilzad say about the decree?")  # he welcomed it: answered
+    assert answer.answered and "welcomed the decree" in answer.text, answer.text
+
+
 def test_the_kind_and_the_items_reach_json(real_qa: QA, model_cache) -> None:  # conftest fixture
     folders = ["--seeds", str(real_qa.config.seeds_dir), "--index", str(real_qa.config.index_dir)]
     out = CliRunner().invoke(main, [*folders, "ask", "What are the Taliban's demands?", "--json"])

@@ -177,6 +177,8 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
     "coverage.speaker": (lambda: coverage.quoted(analyse("What did the UN say about the decree?"), [
         sentence("Under the deal, endorsed by the UN Security Council, America also agreed to cut troops.")]),
         False),
+    "coverage.speaker_topic": (lambda: coverage.quoted(analyse("What did Trump say about the release?"), [
+        sentence("President Donald Trump promised to end the war and bring the troops home.")]), False),
     "answering.boilerplate": (
         lambda: shown(sentence("Read: US and Afghan Taliban sign a deal for peace in Doha")), False),
     "answering.titles": (lambda: definition(sentence(

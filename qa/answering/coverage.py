@@ -14,7 +14,7 @@ from qa.question.kinds import STRICT
 from qa.question.record import Question
 from qa.sentences.record import Sentence
 from qa.text.normalise import undotted
-from qa.text.words import WORD, looks_english
+from qa.text.words import WORD, looks_english, tokenize
 
 _KIND_WORDS = {"money": "a sum of money", "percent": "a percentage", "count": "a number"}
 PREFIX = 4  # "Afghan" covers "Afghanistan", "Iran" covers "Iranian": a shared stem of this many letters
@@ -105,12 +105,29 @@ def refusal(question: Question, evidence: float | None, missed: Sequence[str], l
 
 def quoted(question: Question, sentences: Iterable[Sentence]) -> bool:
     """Whether a sentence reports what a what-was-said question's speaker said: a word of speech in
-    a sentence naming them, or in the sentence after one that does ("..., he added")."""
+    a sentence naming them, or in the sentence after one that does ("..., he added"), and sharing a
+    word of what the question asks about, if it asks about anything."""
     if question.kind != "said" or not question.named or not rules.on("coverage.speaker"):
         return True
     names = {undotted(n.lower()) for n in question.named}
+    strict = rules.on("coverage.speaker_topic")
+    topic = _topic(question) if strict else set()
     for s in sentences:
         near = s.text + (" " + s.before.text if s.before is not None else "")
-        if SPEECH.search(s.text) and names & _words(near):
+        if SPEECH.search(s.text) and _names_them(near, names, topic, strict):
             return True
     return False
+
+
+def _names_them(near: str, names: set[str], topic: set[str], strict: bool) -> bool:
+    """Whether the text names the speaker (strictly: and another word of the question, what it asks
+    about: "What did Trump say about the prisoner release?" is not answered by his promise)."""
+    if not names & _words(near):
+        return False
+    return not strict or not topic or bool(topic & set(tokenize(near)))
+
+
+def _topic(question: Question) -> set[str]:
+    """The question's words besides its names and its words of speech ("the prisoner release")."""
+    names = {t for n in question.named for t in tokenize(n)}
+    return {t for t in question.terms - names if not SPEECH.search(t)}
