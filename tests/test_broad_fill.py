@@ -12,7 +12,7 @@ from qa.answering.compose import Draft
 from qa.answering.layout import Piece
 from qa.answering.select import WORDS, more, on_topic, shown
 from qa.answering.shapes import Broad
-from qa.answering.sides import Comparison
+from qa.answering.sides import Comparison, paired
 from qa.config import Answering, Config
 from qa.errors import BadInput
 from qa.passage import Passage
@@ -139,3 +139,14 @@ def test_a_negative_fill_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("QA_BROAD_FILL", "-1")
     with pytest.raises(BadInput, match="QA_BROAD_FILL=-1 must be at least 0"):
         Config.from_env()
+
+
+@pytest.mark.parametrize(("question", "sides"), [
+    ("How do the plane and the helicopter compare?", ["plane", "helicopter"]),
+    ("How did the damage differ between the north and south of the park?", ["north", "south"]),
+    ("How do the government's and the insurgents' demands compare?", ["government", "insurgents"]),
+    ("How did the two aircraft differ?", []),
+    ("How do Trump's claims compare with what investigators have said?", []),
+])
+def test_a_comparison_sets_side_by_side_what_its_words_do(question: str, sides: list[str]) -> None:
+    assert paired(question) == sides

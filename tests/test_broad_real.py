@@ -114,6 +114,17 @@ def test_a_comparison_attributes_each_position_to_its_side(real_qa: QA) -> None:
     assert "invalid" in answer.text or "fraud" in answer.text, answer.text
 
 
+def test_a_comparison_of_things_not_named_compares_what_was_asked(real_qa: QA) -> None:
+    """No name is asked about: the sides are the two things the question sets side by side
+    (answering.sides_asked), each part's sentence naming its side, not the actors named most."""
+    answer = real_qa.answer("How do the government's and the insurgents' demands compare?")
+    assert answer.kind == "compare"
+    _cited(real_qa, answer)
+    parts = [p for p in answer.parts if p.label]
+    assert [p.label for p in parts] == ["Government", "Insurgents"], answer.parts
+    assert all(p.label.lower() in p.text.lower() for p in parts), answer.parts
+
+
 def test_who_is_gives_the_title_as_the_short_answer(real_qa: QA) -> None:
     answer = real_qa.answer("Who is Zalmay Khalilzad?")
     no_fallback(answer)

@@ -16,6 +16,7 @@ from qa.answering.cite import Pick, group_facts
 from qa.answering.reasons import gives_reason
 from qa.answering.select import about, follows, more, on_topic, shown
 from qa.answering.shapes import definition, says_ahead
+from qa.answering.sides import sides_of
 from qa.config import Answering
 from qa.passage import Passage
 from qa.question import analyse
@@ -187,6 +188,9 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
     "answering.own_questions": (lambda: shown(sentence("What parts of Yellowstone are damaged?")), False),
     "answering.verdict_on_topic": (lambda: about(sentence("Montana Gov. Greg Gianforte declared a disaster."),
                                                  analyse("Did Idaho's governor declare a disaster?")), False),
+    "answering.sides_asked": (lambda: sides_of(analyse("How do the plane and the helicopter compare?"), [
+        sentence("Officials at the FAA and the NTSB spoke.", tags=((13, 16, "ORG"),))]),
+        ["plane", "helicopter"]),
     "answering.fill_on_topic": (lambda: on_topic(sentence("Analyst Michael Kugelman called it a sign."),
                                                  analyse("Who is Zalmay Khalilzad?")), False),
     "answering.fill_budget": (lambda: [s.id for s in more(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+from qa import rules
 from qa.answering.compose import Draft
 from qa.answering.layout import Piece
 from qa.answering.shapes import Broad
@@ -15,6 +17,11 @@ from qa.sentences.record import Sentence
 
 ACTORS = frozenset({"PERSON", "ORG", "NORP", "GPE"})  # who takes a side in news
 SIDES = 3  # sides compared at most
+# Two things the question sets side by side: "how do the plane and the helicopter compare", "between
+# the north and south", "the government's and the insurgents' demands".
+_POSSESSIVE = r"(?:'s|’s|'|’)?"
+PAIR = re.compile(rf"\b(?:between|how (?:do|does|did|would|will|is|are|was|were))\s+(?:the\s+)?([\w-]+?)"
+                  rf"{_POSSESSIVE}\s+and\s+(?:the\s+)?([\w-]+?){_POSSESSIVE}(?=[\s?.,;]|$)", re.IGNORECASE)
 
 
 class Comparison(Broad):
@@ -33,7 +40,7 @@ class Comparison(Broad):
             theirs = [s for s in ranked if side.lower() in s.text.lower() and s.id not in used]
             if theirs:
                 used.add(theirs[0].id)
-                parts.append(Piece((theirs[0],), label=side))
+                parts.append(Piece((theirs[0],), label=side[:1].upper() + side[1:]))  # "North: …"
         if len(parts) < 2:  # one side, or none, is named: the question is answered as a summary
             return super().pieces(draft, reading)
         return parts, None
@@ -51,12 +58,22 @@ class Comparison(Broad):
         return [*out, Piece(tuple(rest))] if rest else out
 
 
+def paired(text: str) -> list[str]:
+    """The two things a question sets side by side in its words, names or not ("How do the plane and
+    the helicopter compare?": the plane, the helicopter), or none."""
+    m = PAIR.search(text)
+    return [m.group(1), m.group(2)] if m else []
+
+
 def sides_of(question: Question, sentences: Sequence[Sentence]) -> list[str]:
-    """The sides to compare: the names the question gives, else the actors most named in the sentences
-    (none of them part of another: "Ghani" and "Ashraf Ghani" are one side)."""
+    """The sides to compare: the names the question gives, else the two things it sets side by side,
+    else the actors most named in the sentences (none of them part of another: "Ghani" and "Ashraf
+    Ghani" are one side)."""
     named = [h for h in question.named if h[:1].isupper() and not h.isdigit()]
     if len(named) >= 2:
         return named[:SIDES]
+    if (pair := paired(question.text)) and rules.on("answering.sides_asked"):
+        return pair
     counts: Counter[str] = Counter()
     for s in sentences:
         offset = s.start
