@@ -110,21 +110,19 @@ def quoted(question: Question, sentences: Iterable[Sentence]) -> bool:
     if question.kind != "said" or not question.named or not rules.on("coverage.speaker"):
         return True
     names = {undotted(n.lower()) for n in question.named}
-    strict = rules.on("coverage.speaker_topic")
-    topic = _topic(question) if strict else set()
+    topic = _topic(question) if rules.on("coverage.speaker_topic") else set()
     for s in sentences:
         near = s.text + (" " + s.before.text if s.before is not None else "")
-        if SPEECH.search(s.text) and _names_them(near, names, topic, strict):
+        if SPEECH.search(s.text) and names & _words(near) and _shares(topic, s):
             return True
     return False
 
 
-def _names_them(near: str, names: set[str], topic: set[str], strict: bool) -> bool:
-    """Whether the text names the speaker (strictly: and another word of the question, what it asks
-    about: "What did Trump say about the prisoner release?" is not answered by his promise)."""
-    if not names & _words(near):
-        return False
-    return not strict or not topic or bool(topic & set(tokenize(near)))
+def _shares(topic: set[str], sentence: Sentence) -> bool:
+    """Whether the sentence, or the one before it, holds a word of what the question asks about
+    ("What did Trump say about the prisoner release?" is not answered by his promise); no topic, yes."""
+    before = sentence.before.terms if sentence.before is not None else ()
+    return not topic or bool(topic & {*sentence.terms, *before})
 
 
 def _topic(question: Question) -> set[str]:

@@ -86,11 +86,12 @@ def more(pool: Sequence[Sentence], already: Sequence[Sentence], most: int, quest
             break
         if not shown(s) or any(copies(s, h) for h in have):
             continue
-        if total + len(s.text.split()) > WORDS:  # too long for what is left of the answer's words
+        size = len(s.text.split())
+        if total + size > WORDS:  # too long for what is left of the answer's words
             if passes_over():
                 continue
             break
-        total += len(s.text.split())
+        total += size
         added.append(s)
         have.append(s)
     return added
