@@ -5,18 +5,21 @@ and index show it in test_broad_real.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from qa.answering.compose import Draft
 from qa.answering.layout import Piece
 from qa.answering.select import WORDS, more, on_topic, shown
-from qa.answering.shapes import Broad
+from qa.answering.shapes import Broad, Listing
 from qa.answering.sides import Comparison, paired
-from qa.config import Answering, Config
+from qa.config import Answering, Config, ReaderName
 from qa.errors import BadInput
 from qa.passage import Passage
 from qa.question import analyse
+from qa.readers.base import Reading
 from qa.sentences.gather import Evidence
 from qa.sentences.record import Sentence
 from qa.text.words import tokenize
@@ -99,6 +102,20 @@ def test_an_overview_passes_over_a_long_sentence_for_shorter_ones_within_its_wor
     chosen = Broad(Answering()).choose(draft, pool)
     assert [s.id for s in chosen] == [1, 3]
     assert sum(len(s.text.split()) for s in chosen) <= WORDS
+
+
+def test_a_list_of_places_is_made_of_sentences_that_name_places() -> None:
+    """"Which towns were hit?": the best-scored sentences naming no place are not its items."""
+    unnamed = [sentence(f"The flooding hit hard on day {n}, washing out roads and bridges.", n, 0.9)
+               for n in range(1, 6)]
+    named = [sentence("Gardiner was cut off by the water on Monday.", 6, 0.5),
+             sentence("Residents of Red Lodge shovelled mud from homes.", 7, 0.5)]
+    named = [replace(s, tags=((s.start + at, s.start + at + len(name), "GPE", "", 0, 0),))
+             for s, name, at in zip(named, ("Gardiner", "Red Lodge"), (0, 12), strict=True)]
+    draft = Draft(analyse("Which towns were hit?"), Evidence((), (), (), tuple(unnamed + named)))
+    pieces, _ = Listing(Answering()).pieces(draft, Reading.empty(ReaderName.SPANS))
+    assert sorted(s.id for p in pieces for s in p.sentences) == [6, 7]
+    assert all(p.item for p in pieces)
 
 
 def test_the_sentence_after_the_lead_comes_first_even_naming_nothing() -> None:

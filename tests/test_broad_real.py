@@ -77,6 +77,16 @@ def test_a_list_shows_its_items_each_cited(real_qa: QA) -> None:
     assert "5,000" in answer.text, answer.text
 
 
+def test_a_list_of_people_is_made_of_sentences_that_name_them(real_qa: QA) -> None:
+    """The officials quoted about the decree, not the decree's most central sentences."""
+    answer = real_qa.answer("Who are the officials quoted about the decree?")
+    assert answer.kind == "list"
+    _cited(real_qa, answer)
+    assert all(p.item for p in answer.parts), answer.parts
+    named = [n for n in ("Seddiqi", "Shaheen", "Khalilzad") if n in answer.text]
+    assert len(named) >= 2, answer.text
+
+
 @pytest.mark.parametrize(("question", "verdict", "fact"), [
     ("Did the US welcome the decree?", "yes", "Khalilzad welcomed the decree"),
     ("Did the Taliban accept Ghani's offer?", "no", "Taliban"),

@@ -14,7 +14,7 @@ from qa import QA, Answer, Config, rules
 from qa.answering import coverage
 from qa.answering.cite import Pick, group_facts
 from qa.answering.reasons import gives_reason
-from qa.answering.select import about, follows, more, on_topic, shown
+from qa.answering.select import about, follows, more, names_in, on_topic, shown
 from qa.answering.shapes import definition, says_ahead
 from qa.answering.sides import sides_of
 from qa.config import Answering
@@ -188,6 +188,9 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
     "answering.own_questions": (lambda: shown(sentence("What parts of Yellowstone are damaged?")), False),
     "answering.verdict_on_topic": (lambda: about(sentence("Montana Gov. Greg Gianforte declared a disaster."),
                                                  analyse("Did Idaho's governor declare a disaster?")), False),
+    "answering.list_names": (lambda: names_in(
+        sentence("Officials in Gardiner spoke.", tags=((13, 21, "GPE"),)), frozenset({"GPE"}),
+        analyse("Which towns were hit?")), ["Gardiner"]),
     "answering.sides_asked": (lambda: sides_of(analyse("How do the plane and the helicopter compare?"), [
         sentence("Officials at the FAA and the NTSB spoke.", tags=((13, 16, "ORG"),))]),
         ["plane", "helicopter"]),

@@ -149,3 +149,15 @@ def _ordinal(date: str | None) -> int:
 def words(sentences: Sequence[Sentence]) -> int:
     """How many words the sentences hold."""
     return sum(len(s.text.split()) for s in sentences)
+
+
+def names_in(sentence: Sentence, labels: frozenset[str], question: Question) -> list[str]:
+    """The names of these kinds a sentence gives ("Gardiner", "Cooke City"), not those the question
+    gives itself: what the items of a list of people, places or bodies name."""
+    if not labels or not rules.on("answering.list_names"):
+        return []
+    asked = {n.lower() for n in question.hinges}
+    found = (" ".join(sentence.text[start - sentence.start:stop - sentence.start].split())
+             for start, stop, label, *_ in sentence.tags if label in labels)
+    return [n for n in found if n and n.lower() not in asked]
+

@@ -12,7 +12,18 @@ from qa import rules
 from qa.answer import Answer
 from qa.answering.compose import Composer, Draft, Shown
 from qa.answering.layout import Piece, broad_answer
-from qa.answering.select import WORDS, about, centrality, mmr, more, newest_first, passes_over, shown, words
+from qa.answering.select import (
+    WORDS,
+    about,
+    centrality,
+    mmr,
+    more,
+    names_in,
+    newest_first,
+    passes_over,
+    shown,
+    words,
+)
 from qa.readers.base import Reading
 from qa.sentences.record import Sentence
 from qa.text.nlp import NOUN_CHUNK
@@ -24,6 +35,7 @@ FUTURE = re.compile(r"\b(will|would|is expected|are expected|expects? to|plans? 
 APPOSITIVE = r",\s+((?:a|an|the|who|whose|which)\b[^,.;]{3,120})[,.;]"
 COPULA = r"\s+(?:is|was|are|were)\s+((?:a|an|the)\b[^,.;]{3,120})[,.;]"
 ROLE_WORDS = 10  # a title longer than this is a clause, not a role
+NAMED = frozenset({"person", "org", "place", "facility"})  # what a list of names asks for
 
 
 class Broad(Composer):
@@ -104,7 +116,12 @@ class Listing(Broad):
     lead_weight = 0.0
 
     def pieces(self, draft: Draft, reading: Reading) -> tuple[list[Piece], str | None]:
-        chosen = self.choose(draft, self.candidates(draft))
+        """Each item a sentence; a list of people, places or bodies ("Which towns were hit?") made of
+        sentences that name such things."""
+        q, candidates = draft.question, self.candidates(draft)
+        labels = q.labels if q.expects in NAMED else frozenset()
+        candidates = [s for s in candidates if names_in(s, labels, q)] or candidates
+        chosen = self.choose(draft, candidates)
         return [Piece((s,), item=True) for s in chosen], None
 
 
