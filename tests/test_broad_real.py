@@ -77,6 +77,15 @@ def test_a_list_shows_its_items_each_cited(real_qa: QA) -> None:
     assert "5,000" in answer.text, answer.text
 
 
+def test_a_polite_request_is_answered_as_what_it_asks(real_qa: QA) -> None:
+    """"Could you list …?" is a list, not a yes/no question."""
+    answer = real_qa.answer("Could you please list the Taliban's demands?")
+    assert answer.kind == "list" and answer.verdict is None, (answer.kind, answer.text)
+    _cited(real_qa, answer)
+    assert len(answer.parts) >= 2 and all(p.item for p in answer.parts), answer.parts
+    assert "5,000" in answer.text, answer.text
+
+
 def test_a_list_of_people_is_made_of_sentences_that_name_them(real_qa: QA) -> None:
     """The officials quoted about the decree, not the decree's most central sentences."""
     answer = real_qa.answer("Who are the officials quoted about the decree?")

@@ -188,6 +188,7 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
     "answering.own_questions": (lambda: shown(sentence("What parts of Yellowstone are damaged?")), False),
     "answering.verdict_on_topic": (lambda: about(sentence("Montana Gov. Greg Gianforte declared a disaster."),
                                                  analyse("Did Idaho's governor declare a disaster?")), False),
+    "question.requests": (lambda: analyse("Could you list the demands?").kind, "list"),
     "answering.list_names": (lambda: names_in(
         sentence("Officials in Gardiner spoke.", tags=((13, 21, "GPE"),)), frozenset({"GPE"}),
         analyse("Which towns were hit?")), ["Gardiner"]),

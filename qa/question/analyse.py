@@ -23,15 +23,17 @@ _DATES = re.compile(rf"\b(?:1[89]\d\d|20\d\d)\b|\b{_MONTH}\.? \d{{1,2}}\b|\b\d{{
 def analyse(question: str, history: Sequence[object] | None = None) -> Question:
     """The question once for a whole answer: a follow-up made standalone, what it asks for (from the
     standalone form), the text a reader reads, and the names the user's own words hold."""
-    query = followup.resolve(question, history)
-    asking = asking_of(query)
+    query = followup.resolve(question, history)  # as typed: "So …?" may mark a follow-up
     # A follow-up whose pronoun was resolved reads as the standalone question it became ("Which
     # agency did Suhail Shaheen speak to?"); one resolved by context (a bracket) reads as asked.
     text = query if not query.startswith(question) else question
-    asks = focus(text)
+    # A request asks what it wraps: "OK, could you list the demands?" asks "List the demands?".
+    query, text = forms.request(query), forms.request(text)
+    asking = asking_of(query)
+    asks = forms.request(focus(text))  # its asking sentence's courtesies too ("Thanks. Could you …?")
     kind = forms.kind_of(asks, asking.expects)
     return Question(question, query, text, kind, asking.expects, asking.key, asking.noun, asking.wh,
-                    frozenset(tokenize(query)), hinges(text), hinges(question), asking.verb,
+                    frozenset(tokenize(query)), hinges(text), hinges(forms.request(question)), asking.verb,
                     tuple(_DATES.findall(question)), followup.earlier_turn(question, history),
                     followup.earlier_citation(question, history), forms.topic_of(asks, kind))
 

@@ -31,6 +31,20 @@ _DEFINE = re.compile(r"^(?i:who|what)\s+(?i:is|are|was|were)\s+(?:the\s+|an?\s+)
 _PLURAL = re.compile(r"^(?:what|which)\s+(?:(?!one|two|three|four|five|six|seven|eight|nine|ten)[a-z-]+\s+)?"
                      r"[a-z-]{3,}[^s\W]s\s+(?:are|were|have|has|had|do|did|will|would|could|can|might|may|must|"
                      r"should|stand|remain|face|lie)\b")
+# What "can you …" asks someone to do: a request, not a yes/no question ("Can you still visit the park?").
+_ASKS = (r"tell|give|list|explain|summari[sz]e|sum|describe|compare|contrast|name|outline|show|recap|walk|"
+         r"break|catch|brief|update|provide|share|define|enumerate|help")
+# What opens a request without asking anything: a word of talk ("OK, …", "Briefly, …"; not "Now that
+# …"), a courtesy ("Please …", "Could you (please) …", "Can I get …"), and "tell me" before the question
+# it wraps ("Could you tell me why the park closed?").
+_OPENERS = (r"(?:so|ok|okay|well|now|hey|hi|right|briefly|quickly|basically|in short|in brief|"
+            r"in a nutshell)\b(?!\s+that\b),?\s+")
+_POLITE = (rf"please,?\s+|(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?=(?:{_ASKS})\b)|"
+           r"can (?:i|we) (?:get|have|see)\s+")
+_WRAPS = r"(?:tell|show) (?:me|us)\s+(?=(?:what|why|how|who|when|where|whether|if)\b)"
+_COURTESY = re.compile(rf"^(?:{_OPENERS}|{_POLITE}|{_WRAPS})", re.IGNORECASE)
+_CONTRACTED = re.compile(r"\b(what|who|where|how)(?:[’']s|s)\b", re.IGNORECASE)  # "whats": "what is"
+_TRAILING = re.compile(r"(?:,?\s+please|\s+for (?:me|us))(?=\s*[?.!]*$)", re.IGNORECASE)  # "…, please?"
 _WHY = re.compile(r"^(?:why\b|for what reason\b|what (?:is|was|are|were) the (?:reasons?|causes?|motives?)\b|"
                   r"what (?:caused|led to|prompted|drove)\b)")
 
@@ -53,9 +67,22 @@ def _forms() -> list[Form]:
 FORMS = _forms()
 
 
+def request(text: str) -> str:
+    """The question a request wraps, without its courtesies ("OK, could you please list the demands for
+    me?": "List the demands?"); the text itself when it has none."""
+    if not rules.on("question.requests"):
+        return text
+    rest = _TRAILING.sub("", text.strip())
+    while (m := _COURTESY.match(rest)) and m.end() < len(rest):
+        rest = rest[m.end():]
+    if rest == text.strip():
+        return text
+    return rest[:1].upper() + rest[1:]
+
+
 def kind_of(text: str, expects: str) -> str:
     """The kind of a question's asking sentence (as written), given what its wh-word expects."""
-    lower = re.sub(r"\b(what|who|where|how)[’']s\b", r"\1 is", text.strip().lower())
+    lower = _CONTRACTED.sub(r"\1 is", text.strip().lower())
     if rules.on("question.broad_kinds"):
         for form in FORMS:
             if form.kind == "said" and not rules.on("question.said"):
@@ -76,7 +103,7 @@ def kind_of(text: str, expects: str) -> str:
 def topic_of(text: str, kind: str) -> str:
     """The question without the words that only ask ("Summarize the Taliban's reaction" -> "the
     Taliban's reaction"); "" when nothing is left ("What is this news about?")."""
-    rest = text.strip()
+    rest = _CONTRACTED.sub(r"\1 is", text.strip())  # "What's the latest on …": "What is the latest on …"
     if kind == "define" and (m := _DEFINE.match(rest)):
         return rest[m.start(1):].strip(" ?.!:")
     for form in FORMS:

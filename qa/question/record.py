@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qa.passage import Passage
+from qa.question.forms import request
 from qa.question.kinds import KIND_LABELS
 
 # Kinds whose whole question is searched for, not a topic: a short phrase, a why, a how, what was said.
@@ -44,6 +45,12 @@ class Question:
     def labels(self) -> frozenset[str]:
         """The span labels that answer it (empty: any label)."""
         return KIND_LABELS.get(self.expects, frozenset())
+
+    @property
+    def alone(self) -> str:
+        """The question as typed, without a request's courtesies ("OK, what did he say?": "What did he
+        say?"): what a follow-up reads alone, before it is resolved."""
+        return request(self.asked)
 
     @property
     def searched(self) -> str:

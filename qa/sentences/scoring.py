@@ -42,7 +42,7 @@ def scores(sentences: Sequence[Sentence], embed: Embed, idf: Idf, question: Ques
     if not sentences:
         return np.zeros(0)
     vectors = np.stack([s.vector for s in sentences])
-    query, asked = question.query, question.asked
+    query, asked = question.query, question.alone
     if question.searched != query:  # a broad question is scored by its topic alone
         query = asked = question.searched
     dense = vectors @ embed(query)
