@@ -102,3 +102,10 @@ def test_the_pool_is_the_products_own_draft_of_the_question(real_qa) -> None:  #
         {"fact": "okay only", "vital": False, "match": [["Saturday"]]}]}
     assert lost(real_qa, q, "") == [STAGES[1], STAGES[3]]  # drafted into the pool; in no article
     assert lost(real_qa, q, "Every day, 100 Taliban prisoners will be released. [1]")[0] == STAGES[0]
+
+
+def test_a_question_asked_as_a_request() -> None:
+    """`--requests`: the set asked as people ask in a chat."""
+    assert run.as_request("List the conditions attached to the prisoner release") == \
+        "Could you please list the conditions attached to the prisoner release?"
+    assert run.as_request("Why were the talks delayed?") == "OK, Why were the talks delayed?"

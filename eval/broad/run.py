@@ -6,12 +6,14 @@ same model and the same scoring, side by side.
     .venv/bin/python -m eval broad                    # the product: about 10 minutes on 2 cores
     .venv/bin/python -m eval broad --peer rag         # and the standard recipe: about 40 more
     .venv/bin/python -m eval broad --story seeds --kinds overview,yesno
+    .venv/bin/python -m eval broad --requests          # each asked as a chat request ("OK, why …?")
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -26,12 +28,21 @@ QUESTIONS = Path(__file__).with_name("questions.jsonl")
 WORK = CACHE / "broad"  # the stories' articles and indexes, quoting the benchmark: git-ignored
 # As the benchmark runners answer: the product's own thresholds, only a longer wait for the model.
 OVERRIDES = {"read_timeout": 3600.0, "reader": "lm"}
+# The set's imperatives ("Summarize …", "List …"), asked with "--requests" as "Could you please …?".
+IMPERATIVE = re.compile(r"^(summari[sz]e|list|tell|give|explain|describe|compare|name|outline)\b", re.I)
 
 
 def load(story: str | None = None, kinds: set[str] | None = None) -> list[dict]:
     """The broad questions, of one story and some kinds when given."""
     rows = [json.loads(line) for line in QUESTIONS.read_text("utf-8").splitlines() if line.strip()]
     return [r for r in rows if (story is None or r["story"] == story) and (not kinds or r["kind"] in kinds)]
+
+
+def as_request(question: str) -> str:
+    """The question as a chat request: an imperative after "Could you please", the rest after "OK, "."""
+    if IMPERATIVE.match(question):
+        return "Could you please " + question[0].lower() + question[1:].rstrip("?.") + "?"
+    return "OK, " + question
 
 
 def engine_for(story: str) -> QA:
@@ -118,9 +129,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer", choices=["rag"], help="also the standard recipe, with the same model")
     ap.add_argument("--story", help="only this story's questions (seeds, or one of eval/broad/stories.json)")
     ap.add_argument("--kinds", help="only these kinds, comma-separated")
+    ap.add_argument("--requests", action="store_true",
+                    help='each question asked as a chat request ("Could you please list …?", "OK, why …?")')
     ap.add_argument("--out", type=Path, default=RUNS / "broad.json")
     args = ap.parse_args(argv)
     questions = load(args.story, set(args.kinds.split(",")) if args.kinds else None)
+    if args.requests:
+        questions = [q | {"question": as_request(q["question"])} for q in questions]
     if not questions:
         print("error: no broad question matches: see eval/broad/questions.jsonl", file=sys.stderr)
         return 2
