@@ -80,9 +80,14 @@ def request(text: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
+def _expanded(text: str) -> str:
+    """The text with "what's" as "what is" (and, typed without its apostrophe, "whats")."""
+    return _CONTRACTED.sub(r"\1 is", text) if rules.on("question.requests") else text
+
+
 def kind_of(text: str, expects: str) -> str:
     """The kind of a question's asking sentence (as written), given what its wh-word expects."""
-    lower = _CONTRACTED.sub(r"\1 is", text.strip().lower())
+    lower = _expanded(re.sub(r"\b(what|who|where|how)[’']s\b", r"\1 is", text.strip().lower()))
     if rules.on("question.broad_kinds"):
         for form in FORMS:
             if form.kind == "said" and not rules.on("question.said"):
@@ -103,7 +108,7 @@ def kind_of(text: str, expects: str) -> str:
 def topic_of(text: str, kind: str) -> str:
     """The question without the words that only ask ("Summarize the Taliban's reaction" -> "the
     Taliban's reaction"); "" when nothing is left ("What is this news about?")."""
-    rest = _CONTRACTED.sub(r"\1 is", text.strip())  # "What's the latest on …": "What is the latest on …"
+    rest = _expanded(text.strip())  # "What's the latest on …": "What is the latest on …"
     if kind == "define" and (m := _DEFINE.match(rest)):
         return rest[m.start(1):].strip(" ?.!:")
     for form in FORMS:
