@@ -86,6 +86,14 @@ def test_a_polite_request_is_answered_as_what_it_asks(real_qa: QA) -> None:
     assert "5,000" in answer.text, answer.text
 
 
+def test_who_is_involved_lists_the_storys_people(real_qa: QA) -> None:
+    """A question about the whole story's people: its articles' first sentences that name people."""
+    answer = real_qa.answer("Who is involved?")
+    assert answer.kind == "list" and answer.answered, answer.text
+    _cited(real_qa, answer)
+    assert all(p.item for p in answer.parts) and "Ghani" in answer.text, answer.text
+
+
 def test_a_list_of_people_is_made_of_sentences_that_name_them(real_qa: QA) -> None:
     """The officials quoted about the decree, not the decree's most central sentences."""
     answer = real_qa.answer("Who are the officials quoted about the decree?")

@@ -34,6 +34,9 @@ def test_a_yes_no_question_about_you_is_no_request(question: str) -> None:
     ("What's going on with the prisoners?", "overview", "the prisoners"),
     ("whats the latest on the talks", "overview", "the talks"),
     ("Can I get a summary of the crash?", "summary", "the crash"),
+    # Who is in the story: the story itself, no topic; the victims of the crash: the crash.
+    ("Who is involved?", "list", ""), ("Who are the main people in this story?", "list", ""),
+    ("Who were the victims of the crash?", "list", "the crash"),
 ])
 def test_a_request_is_asked_by_what_it_wraps(question: str, kind: str, topic: str) -> None:
     asked = analyse(question)
