@@ -26,6 +26,8 @@ NOTICES = {n.code: n for n in (
     Notice("not_said", "The articles mention {names}, but none of them reports what {names} said.", True),
     Notice("no_answer", "The articles touch on this topic, but none of their sentences answers the "
            "question.", True),
+    Notice("no_more", "The articles say nothing more about this than the answers above. Ask about "
+           "another part of the story.", True),
     # Answers without a short answer.
     Notice("no_phrase", "The articles mention this, but no sentence names a short answer; here is what "
            "they say."),

@@ -17,6 +17,7 @@ from reading import no_fallback, read_by_model
 from eval.broad.score import uncited
 from qa import QA, Answer
 from qa.surfaces.cli import main
+from qa.text.normalise import plain
 
 pytestmark = pytest.mark.slow
 
@@ -217,6 +218,31 @@ def test_what_no_article_reports_being_said_is_refused(real_qa: QA) -> None:
     assert answer.kind == "said"
     assert not answer.answered and answer.notice_code == "not_said", (answer.notice_code, answer.text)
     assert "UN" in (answer.notice or "") and not answer.citations
+
+
+def test_tell_me_more_goes_on_past_what_the_answer_showed(real_qa: QA) -> None:
+    first = real_qa.answer("What is this news about?")
+    history: list[tuple[str, Answer]] = [("What is this news about?", first)]
+    then = real_qa.answer("Tell me more.", history=history)
+    assert then.kind == "overview", (then.kind, then.text)
+    _cited(real_qa, then)
+    shown = {plain(c.text) for c in first.citations}
+    assert not {plain(c.text) for c in then.citations} & shown, then.text
+    # Each further request goes on past every answer since the question.
+    history.append(("Tell me more.", then))
+    again = real_qa.answer("What else?", history=history)
+    _cited(real_qa, again)
+    shown |= {plain(c.text) for c in then.citations}
+    assert not {plain(c.text) for c in again.citations} & shown, again.text
+
+
+def test_tell_me_more_when_nothing_more_is_said_says_so(real_qa: QA) -> None:
+    """One sentence of the articles names Khalilzad: the who-is answer shows it, and no more is said."""
+    first = real_qa.answer("Who is Zalmay Khalilzad?")
+    assert first.answered and "Khalilzad" in first.text
+    then = real_qa.answer("Go on.", history=[("Who is Zalmay Khalilzad?", first)])
+    assert not then.answered and then.notice_code == "no_more", (then.notice_code, then.text)
+    assert then.text == "That is all the articles say about this." and not then.citations
 
 
 def test_what_someone_said_about_something_they_did_not_speak_of_is_refused(real_qa: QA) -> None:

@@ -189,6 +189,7 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
     "answering.verdict_on_topic": (lambda: about(sentence("Montana Gov. Greg Gianforte declared a disaster."),
                                                  analyse("Did Idaho's governor declare a disaster?")), False),
     "question.requests": (lambda: analyse("Could you list the demands?").kind, "list"),
+    "question.more": (lambda: analyse("What else?", [("Why did the talks stall?", None)]).kind, "why"),
     "answering.list_names": (lambda: names_in(
         sentence("Officials in Gardiner spoke.", tags=((13, 21, "GPE"),)), frozenset({"GPE"}),
         analyse("Which towns were hit?")), ["Gardiner"]),

@@ -7,6 +7,7 @@ same model and the same scoring, side by side.
     .venv/bin/python -m eval broad --peer rag         # and the standard recipe: about 40 more
     .venv/bin/python -m eval broad --story seeds --kinds overview,yesno
     .venv/bin/python -m eval broad --requests          # each asked as a chat request ("OK, why …?")
+    .venv/bin/python -m eval broad --more              # each followed by "Tell me more." (eval/broad/more.py)
 """
 
 from __future__ import annotations
@@ -131,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kinds", help="only these kinds, comma-separated")
     ap.add_argument("--requests", action="store_true",
                     help='each question asked as a chat request ("Could you please list …?", "OK, why …?")')
-    ap.add_argument("--out", type=Path, default=RUNS / "broad.json")
+    ap.add_argument("--more", action="store_true", help='each question followed by "Tell me more."')
+    ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     questions = load(args.story, set(args.kinds.split(",")) if args.kinds else None)
     if args.requests:
@@ -139,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     if not questions:
         print("error: no broad question matches: see eval/broad/questions.jsonl", file=sys.stderr)
         return 2
+    if args.more:
+        return _more(questions, args.out or RUNS / "broad_more.json")
     result = run(questions, args.peer is not None)
     print(table(result))
     for name, s in result["summary"].items():
@@ -155,6 +159,21 @@ def main(argv: list[str] | None = None) -> int:
         ratio = summary["product"]["vital_recall"] / max(1e-9, summary["rag"]["vital_recall"])
         print(f"vital recall, product over the standard recipe: {ratio:.2f}x")
         result["ratio"] = round(ratio, 3)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+    _write(result, args.out or RUNS / "broad.json")
     return 0
+
+
+def _more(questions: list[dict], out: Path) -> int:
+    """Each question followed by "Tell me more.": its figures printed and written."""
+    from eval.broad import more  # it imports this module
+
+    result = more.run(questions)
+    print(more.line(result["summary"]))
+    _write(result, out)
+    return 0
+
+
+def _write(result: dict, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+    print(f"wrote {out}")

@@ -18,6 +18,7 @@ from qa.config import Config
 from qa.readers.base import Reader, ReaderUnavailable, Reading, Sentences, Waiting
 from qa.readers.factory import Readers
 from qa.retrieval.retrieve import Mode
+from qa.sentences.gather import shown_in
 
 
 class Answerer:
@@ -86,6 +87,8 @@ class Answerer:
     def finish(self, draft: Draft, reading: Reading, composer: Composer, rivals: Reading | None) -> Answer:
         """The final answer of a reading: shown, refused when the reader declined, or the cited
         sentences alone when its phrase is in no sentence it read."""
+        if seen := draft.question.seen:  # a request for more: not a sentence read beside one shown before
+            reading = replace(reading, given=tuple(s for s in reading.given if not shown_in(s.text, seen)))
         if reading.unverified is not None and rules.on("answering.keep_unverified"):
             # The model wrote what no sentence says: nothing of it is shown, and the cited sentences
             # stand, saying so; refusing here refused 15 of 90 answerable hand-written questions.

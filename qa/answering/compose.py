@@ -16,9 +16,10 @@ from qa.notices import say
 from qa.passage import Passage
 from qa.question.record import Question
 from qa.readers.base import Reading
-from qa.sentences.gather import Evidence
+from qa.sentences.gather import Evidence, shown_in
 
 NOT_IN_ENGLISH = "The question is not in English."
+NOTHING_MORE = "That is all the articles say about this."
 SPAN_CANDIDATES = 20  # a reader's candidates an answer's trace keeps
 
 
@@ -99,7 +100,9 @@ class BySentences(Composer):
             facts = with_reason(facts, (*reading.given, *draft.evidence.read), scored, draft.question.query)
         cited = cited_sentences(facts)
         rest = [s for s in draft.evidence.read if s.id not in cited]
-        after = [s for s in follows(facts[0][0].sentence) if s.id not in cited] if facts else []
+        seen = draft.question.seen  # a request for more: not the sentence after one shown before
+        after = [s for s in follows(facts[0][0].sentence) if s.id not in cited and not shown_in(s.text, seen)
+                 ] if facts else []
         leads = [group[0].sentence for group in facts]
         extra = more(rest, leads, self.policy.broad_fill, draft.question, after)
         return [*facts, *([Pick(s, s.score)] for s in extra)]
@@ -140,7 +143,8 @@ def answer_of(draft: Draft, reading: Reading, facts: list[Fact], span: Passage |
 def refused(draft: Draft, code: str, values: dict[str, str], reading: Reading) -> Answer:
     """The refusal: the closest passages, and the notice saying why."""
     best, q = reading.best, draft.question
-    return Answer(q.asked, NOT_IN_ENGLISH if code == "not_english" else NOT_COVERED, False,
+    text = NOT_IN_ENGLISH if code == "not_english" else NOTHING_MORE if code == "no_more" else NOT_COVERED
+    return Answer(q.asked, text, False,
                   passages=draft.evidence.passages, query=q.query, evidence=round(draft.evidence.best, 4),
                   timings=dict(draft.timings), notice=say(code, **values), notice_code=code, kind=q.kind,
                   confidence=round(best.confidence, 4) if best else 0.0,

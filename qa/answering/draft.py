@@ -42,6 +42,8 @@ class Drafter:
             sources = [p.source for p in evidence.pool] if q.topic else []
             leads = self.gatherer.leads(sources, per, q, self.retriever.embed_query)
             evidence = replace(evidence, leads=tuple(leads))
+        if q.seen:  # a request for more: what the last answers showed is not shown again
+            evidence = evidence.past(q.seen)
         missing = tuple(coverage.missing(q, [p.text for p in evidence.pool if q.kind in BROAD]
                                          or [p.text for p in evidence.passages]))
         lacks = coverage.lacks_kind(q, evidence.cited)
@@ -51,6 +53,11 @@ class Drafter:
 
     def refusal(self, draft: Draft) -> tuple[str, dict[str, str]] | None:
         """Why the evidence does not answer the question (a notice code and its values), or None."""
+        why = self._refusal(draft)
+        # A request for more that finds nothing new says so, not that the articles miss the question.
+        return ("no_more", {}) if why is not None and draft.question.seen else why
+
+    def _refusal(self, draft: Draft) -> tuple[str, dict[str, str]] | None:
         evidence, q = draft.evidence, draft.question
         if q.kind in BROAD:
             why = coverage.broad_refusal(q, evidence.best if evidence.cited else None, draft.missing,

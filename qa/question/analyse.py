@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from qa import rules
@@ -11,18 +12,27 @@ from qa.question import followup, forms
 from qa.question.asking import asking_of, focus
 from qa.question.kinds import WORD
 from qa.question.record import Question
-from qa.text.normalise import undotted, without_possessive
+from qa.text.normalise import plain, undotted, without_possessive
 from qa.text.words import tokenize
 
 # Words that open a question or a clause in capitals without being names (not_names.txt).
 NOT_NAMES = frozenset(Path(__file__).with_name("not_names.txt").read_text("utf-8").split())
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*"
+STORY = "What are these articles about?"  # what a request for more asks with nothing before it
 _DATES = re.compile(rf"\b(?:1[89]\d\d|20\d\d)\b|\b{_MONTH}\.? \d{{1,2}}\b|\b\d{{1,2}} {_MONTH}\b")
 
 
 def analyse(question: str, history: Sequence[object] | None = None) -> Question:
     """The question once for a whole answer: a follow-up made standalone, what it asks for (from the
     standalone form), the text a reader reads, and the names the user's own words hold."""
+    if forms.more(question):  # "Tell me more": the last question again, past what its answers showed
+        then = followup.continued(question, history)
+        if then is None:
+            return replace(analyse(STORY), asked=question)
+        earlier, before, seen = then
+        q = analyse(earlier, before)
+        recalled = q.recalled if q.recalled and plain(q.recalled.text) not in seen else None
+        return replace(q, seen=seen, recalled=recalled)
     query = followup.resolve(question, history)  # as typed: "So …?" may mark a follow-up
     # A follow-up whose pronoun was resolved reads as the standalone question it became ("Which
     # agency did Suhail Shaheen speak to?"); one resolved by context (a bracket) reads as asked.

@@ -9,6 +9,8 @@ from qa import rules
 from qa.errors import BadInput
 from qa.passage import Passage
 from qa.question.asking import asking_of
+from qa.question.forms import more
+from qa.text.normalise import plain
 from qa.text.words import tokenize
 
 _PERSON = re.compile(r"\b(he|she|him|her|his|hers)\b", re.IGNORECASE)
@@ -119,3 +121,20 @@ def earlier_turn(question: str, history: Sequence[object] | None) -> tuple[str, 
     said = getattr(answer, "short", None) or (getattr(answer, "citations", None) or [None])[0]
     said = said.text if isinstance(said, Passage) else said
     return (str(previous), " ".join(str(said).split())[:300]) if said else None
+
+
+Continued = tuple[str, list[object], frozenset[str]]  # a question, its earlier turns, what was shown since
+
+
+def continued(question: str, history: Sequence[object] | None) -> Continued | None:
+    """What a request for more ("Tell me more", "What else?") continues: the last question that was
+    not one, its own earlier turns, and the sentences shown since it was asked (None: nothing to go on)."""
+    if not more(question):
+        return None
+    items, seen = turns(history), set()
+    for at in range(len(items) - 1, -1, -1):
+        asked, answer = items[at]
+        seen |= {plain(c.text) for c in getattr(answer, "citations", None) or () if isinstance(c, Passage)}
+        if not more(asked):
+            return asked, list(history or ())[:at], frozenset(seen)
+    return None

@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from qa import rules
 from qa.question.asking import SAID
+from qa.text.words import tokenize
 
 FORMS_FILE = Path(__file__).with_name("forms.toml")
 KINDS = ("factoid", "overview", "summary", "why", "how", "list", "yesno", "compare", "define", "next", "said")
@@ -45,6 +47,16 @@ _WRAPS = r"(?:tell|show) (?:me|us)\s+(?=(?:what|why|how|who|when|where|whether|i
 _COURTESY = re.compile(rf"^(?:{_OPENERS}|{_POLITE}|{_WRAPS})", re.IGNORECASE)
 _CONTRACTED = re.compile(r"\b(what|who|where|how)(?:[’']s|s)\b", re.IGNORECASE)  # "whats": "what is"
 _TRAILING = re.compile(r"(?:,?\s+please|\s+for (?:me|us))(?=\s*[?.!]*$)", re.IGNORECASE)  # "…, please?"
+# A request for more of the last answer ("Tell me more", "What else?", "Go on"): a word asking for more,
+# and no word but the words of chat (thanks, ok, tell, know, details, this story…): nothing it names.
+_MORE = re.compile(r"\b(?:more|moar|else|further|deeper|everything|go(?:ing)? on|"
+                   r"keep (?:going|(?:th)?em coming)|continue|carry on|elaborate|expand|fill (?:me|us) in)\b|"
+                   r"\band\s*[?.!]*$", re.IGNORECASE)
+_CHAT = ("thanks thank you thx ty ok okay hmm hm huh wow oh ah interesting great cool nice sure yeah yes "
+         "alright right fine got it go going keep coming come continue carry elaborate expand dig deep "
+         "deeper fill add tell say share give show know hear like love want mind listen listening detail "
+         "details info information story stories article articles report reports news bit little please "
+         "pls plz something anything everything else more moar further point em I'm I'd don't")
 _WHY = re.compile(r"^(?:why\b|for what reason\b|what (?:is|was|are|were) the (?:reasons?|causes?|motives?)\b|"
                   r"what (?:caused|led to|prompted|drove)\b)")
 
@@ -78,6 +90,17 @@ def request(text: str) -> str:
     if rest == text.strip():
         return text
     return rest[:1].upper() + rest[1:]
+
+
+def more(text: str) -> bool:
+    """Whether a question only asks for more of the last answer ("Tell me more.", "What else?")."""
+    return rules.on("question.more") and _MORE.search(text) is not None and set(tokenize(text)) <= _chat()
+
+
+@cache
+def _chat() -> frozenset[str]:
+    """The stems of the words of chat, which name nothing a question could be about."""
+    return frozenset(tokenize(_CHAT))
 
 
 def _expanded(text: str) -> str:

@@ -40,6 +40,9 @@ class Question:
     # What it is about, without the words that only ask ("Summarize the Taliban's reaction": "the
     # Taliban's reaction"); "" when nothing is left ("What is this news about?").
     topic: str = ""
+    # The sentences (as ``plain`` writes them) the answers to this question have shown, for a request
+    # for more of them ("Tell me more"): its answer passes over them.
+    seen: frozenset[str] = frozenset()
 
     @property
     def labels(self) -> frozenset[str]:

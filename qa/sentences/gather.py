@@ -13,6 +13,7 @@ from qa.question.record import Question
 from qa.sentences import evidence
 from qa.sentences.record import Sentence
 from qa.sentences.scoring import Embed, scores
+from qa.text.normalise import plain
 
 # Chunk ids with their retrieval scores, best first.
 Hits = Sequence[tuple[int, float]]
@@ -35,6 +36,18 @@ class Evidence:
     def best(self) -> float:
         """The best sentence's score: the evidence an answer stands on (0 without any)."""
         return self.cited[0].score if self.cited else 0.0
+
+    def past(self, seen: frozenset[str]) -> Evidence:
+        """The evidence without the sentences already shown (``plain`` texts), for a request for more."""
+        def unseen(sentences: tuple[Sentence, ...]) -> tuple[Sentence, ...]:
+            return tuple(s for s in sentences if not shown_in(s.text, seen))
+        return replace(self, cited=unseen(self.cited), read=unseen(self.read), leads=unseen(self.leads))
+
+
+def shown_in(text: str, seen: frozenset[str]) -> bool:
+    """Whether a sentence was shown before: itself, a copy, or part of a quotation cited whole."""
+    words = plain(text)
+    return bool(seen) and (words in seen or any(words in s for s in seen))
 
 
 class Gatherer:
