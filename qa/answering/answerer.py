@@ -87,8 +87,9 @@ class Answerer:
     def finish(self, draft: Draft, reading: Reading, composer: Composer, rivals: Reading | None) -> Answer:
         """The final answer of a reading: shown, refused when the reader declined, or the cited
         sentences alone when its phrase is in no sentence it read."""
-        if seen := draft.question.seen:  # a request for more: not a sentence read beside one shown before
-            reading = replace(reading, given=tuple(s for s in reading.given if not shown_in(s.text, seen)))
+        if seen := draft.question.seen:  # a request for more: nothing it read beside a sentence shown before
+            reading = replace(reading, given=tuple(s for s in reading.given if not shown_in(s.text, seen)),
+                              spans=tuple(s for s in reading.spans if not shown_in(s.sentence.text, seen)))
         if reading.unverified is not None and rules.on("answering.keep_unverified"):
             # The model wrote what no sentence says: nothing of it is shown, and the cited sentences
             # stand, saying so; refusing here refused 15 of 90 answerable hand-written questions.
