@@ -244,6 +244,19 @@ def test_follow_up_uses_the_conversation(page: Page, shots: Path) -> None:
 
 @pytest.mark.browser
 @pytest.mark.slow
+def test_tell_me_more_goes_on_in_the_chat(page: Page) -> None:
+    new_chat(page)
+    ask(page, "What is this news about?")
+    first = cited(page)
+    reply = ask(page, "Tell me more.")
+    more = cited(page)
+    # The story goes on: other sentences, cited, in an overview, none of those shown above.
+    assert more and not set(more) & set(first), (first, more)
+    assert "overview" in page.locator(".qa-a").last.inner_text(), reply
+
+
+@pytest.mark.browser
+@pytest.mark.slow
 def test_near_miss_says_what_is_missing(page: Page) -> None:
     new_chat(page)  # no earlier question to be read as context, whichever test ran before
     reply = ask(page, "How many prisoners did Iran free in 2019?")
