@@ -236,6 +236,17 @@ def test_tell_me_more_goes_on_past_what_the_answer_showed(real_qa: QA) -> None:
     assert not {plain(c.text) for c in again.citations} & shown, again.text
 
 
+def test_tell_me_more_after_a_short_answer_says_more_on_it_without_a_second_one(real_qa: QA) -> None:
+    asked = "Once talks begin, how many prisoners will be let go every fortnight?"
+    first = real_qa.answer(asked)
+    assert first.short == "500", first.text
+    then = real_qa.answer("Tell me more.", history=[(asked, first)])
+    _cited(real_qa, then)
+    # Not "100" (a day, read from the sentences left) shown as the answer: the rest of the plan.
+    assert then.short is None and "3,500" in then.text, (then.short, then.text)
+    assert not {plain(c.text) for c in then.citations} & {plain(c.text) for c in first.citations}
+
+
 def test_tell_me_more_when_nothing_more_is_said_says_so(real_qa: QA) -> None:
     """One sentence of the articles names Khalilzad: the who-is answer shows it, and no more is said."""
     first = real_qa.answer("Who is Zalmay Khalilzad?")

@@ -39,7 +39,7 @@ def test_a_request_for_more_is_told_from_a_question(row: dict) -> None:
 
 def _answer(question: str, *texts: str) -> Answer:
     cited = tuple(Passage("a.txt", "A", t, 0, len(t)) for t in texts)
-    return Answer(question, " ".join(texts), True, cited, query=question, kind="why")
+    return Answer(question, " ".join(texts), bool(texts), cited, query=question, kind="why")
 
 
 def test_more_asks_the_last_question_again_past_what_was_shown() -> None:
@@ -67,3 +67,11 @@ def test_a_question_naming_its_subject_is_no_request_for_more() -> None:
     first = _answer("What is this about?", "Prisoners are freed.")
     q = analyse("Tell me more about the prisoner release.", [("What is this about?", first)])
     assert q.kind == "overview" and q.topic == "the prisoner release" and not q.seen
+
+
+def test_more_of_a_short_answer_is_more_on_its_question_not_a_second_short_answer() -> None:
+    asked = "How many prisoners will be freed every day?"
+    q = analyse("Tell me more.", [(asked, _answer(asked, "Every day, 100 prisoners will be freed."))])
+    assert (q.kind, q.topic) == ("summary", asked)
+    # A refused question asked again is refused again, as it was, not answered as a summary.
+    assert analyse("Tell me more.", [(asked, _answer(asked))]).kind == "factoid"

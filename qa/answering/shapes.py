@@ -10,7 +10,7 @@ import numpy as np
 
 from qa import rules
 from qa.answer import Answer
-from qa.answering.compose import Composer, Draft, Shown
+from qa.answering.compose import Composer, Draft, Shown, refused
 from qa.answering.layout import Piece, broad_answer
 from qa.answering.select import (
     WORDS,
@@ -20,6 +20,7 @@ from qa.answering.select import (
     more,
     names_in,
     newest_first,
+    on_topic,
     passes_over,
     shown,
     words,
@@ -51,6 +52,8 @@ class Broad(Composer):
 
     def compose(self, draft: Draft, reading: Reading, shown: Shown | None = None) -> Answer:
         pieces, short = self.pieces(draft, reading)
+        if not pieces and draft.question.seen:  # a request for more, and nothing more on it
+            return refused(draft, "no_more", {}, reading)
         if self.fills and pieces:
             chosen = [s for p in pieces for s in p.sentences]
             if extra := more(draft.evidence.read, chosen, self.policy.broad_fill, draft.question):
@@ -74,7 +77,10 @@ class Broad(Composer):
         for s in (*evidence.leads, *pool):
             if s.id not in seen and shown(s):
                 seen[s.id] = s
-        return list(seen.values())
+        found = list(seen.values())
+        # More of an answer is more on its question, not the story's centre beside it.
+        q = draft.question
+        return [s for s in found if on_topic(s, q)] if q.seen and q.topic else found
 
     def relevance(self, draft: Draft, candidates: Sequence[Sentence]) -> dict[int, float]:
         """How much each candidate belongs in the answer: relevant to the topic, central to the story
@@ -85,7 +91,8 @@ class Broad(Composer):
             topical = _scaled(np.array([s.score for s in candidates]))
         else:  # "What is this about?": no topic, the story's centre
             topical = central
-        w = self.topic_weight
+        # More of an answer goes deeper on its topic: the story's centre was the first answer's.
+        w = 1.0 if draft.question.seen else self.topic_weight
         return {s.id: w * t + (1 - w) * c + self.lead_weight * (s.id in lead)
                 for s, t, c in zip(candidates, topical, central, strict=True)}
 

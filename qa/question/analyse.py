@@ -32,7 +32,10 @@ def analyse(question: str, history: Sequence[object] | None = None) -> Question:
         earlier, before, seen = then
         q = analyse(earlier, before)
         recalled = q.recalled if q.recalled and plain(q.recalled.text) not in seen else None
-        return replace(q, seen=seen, recalled=recalled)
+        q = replace(q, seen=seen, recalled=recalled)
+        # More of a short answer is more of what the articles say on it, not a second short answer
+        # read from the sentences left ("500", then "100", to "How many every fortnight?").
+        return replace(q, kind="summary", topic=q.query) if q.kind == "factoid" and seen else q
     query = followup.resolve(question, history)  # as typed: "So …?" may mark a follow-up
     # A follow-up whose pronoun was resolved reads as the standalone question it became ("Which
     # agency did Suhail Shaheen speak to?"); one resolved by context (a bracket) reads as asked.
