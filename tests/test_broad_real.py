@@ -228,8 +228,9 @@ def test_tell_me_more_goes_on_past_what_the_answer_showed(real_qa: QA) -> None:
     _cited(real_qa, then)
     shown = {plain(c.text) for c in first.citations}
     assert not {plain(c.text) for c in then.citations} & shown, then.text
-    # Each further request goes on past every answer since the question.
-    history.append(("Tell me more.", then))
+    # Each further request goes on past every answer since the question, whose question is as typed.
+    assert then.question == "Tell me more."
+    history.append((then.question, then))
     again = real_qa.answer("What else?", history=history)
     _cited(real_qa, again)
     shown |= {plain(c.text) for c in then.citations}

@@ -46,6 +46,7 @@ def test_more_asks_the_last_question_again_past_what_was_shown() -> None:
     first = _answer("Why did the Taliban reject the decree?", "The Taliban said it breaks the deal.")
     q = analyse("Tell me more.", [("Why did the Taliban reject the decree?", first)])
     assert q.kind == "why" and q.query == "Why did the Taliban reject the decree?"
+    assert q.as_typed == "Tell me more."  # the answer's question: what the user typed
     assert q.seen == {plain("The Taliban said it breaks the deal.")}
 
 

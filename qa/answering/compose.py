@@ -131,7 +131,7 @@ def answer_of(draft: Draft, reading: Reading, facts: list[Fact], span: Passage |
     parts, citations = cited_text(facts)
     parts = recency.dated_text(facts, parts)
     best, q = reading.best, draft.question
-    return Answer(q.asked, " ".join(parts), True, tuple(citations), span.text if span else None,
+    return Answer(q.as_typed, " ".join(parts), True, tuple(citations), span.text if span else None,
                   draft.evidence.passages, q.query, round(draft.evidence.best, 4), dict(draft.timings),
                   notice=say(shown.notice, **shown.values) if shown.notice else None, short_span=span,
                   confidence=round(best.confidence, 4) if best else 0.0,
@@ -144,7 +144,7 @@ def refused(draft: Draft, code: str, values: dict[str, str], reading: Reading) -
     """The refusal: the closest passages, and the notice saying why."""
     best, q = reading.best, draft.question
     text = NOT_IN_ENGLISH if code == "not_english" else NOTHING_MORE if code == "no_more" else NOT_COVERED
-    return Answer(q.asked, text, False,
+    return Answer(q.as_typed, text, False,
                   passages=draft.evidence.passages, query=q.query, evidence=round(draft.evidence.best, 4),
                   timings=dict(draft.timings), notice=say(code, **values), notice_code=code, kind=q.kind,
                   confidence=round(best.confidence, 4) if best else 0.0,

@@ -69,7 +69,7 @@ def broad_answer(draft: Draft, pieces: Sequence[Piece], reading: Reading, shown:
     parts, citations = cite(pieces, others)
     q = draft.question
     plainly = all(not p.item and not p.label for p in parts)
-    return Answer(q.asked, text_of(parts, verdict), True, tuple(citations), short, draft.evidence.passages,
+    return Answer(q.as_typed, text_of(parts, verdict), True, tuple(citations), short, draft.evidence.passages,
                   q.query, round(draft.evidence.best, 4), dict(draft.timings),
                   notice=say(shown.notice, **shown.values) if shown.notice else None,
                   reader=reading.reader, model=reading.model, provisional=shown.provisional,

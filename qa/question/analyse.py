@@ -28,11 +28,11 @@ def analyse(question: str, history: Sequence[object] | None = None) -> Question:
     if forms.more(question):  # "Tell me more": the last question again, past what its answers showed
         then = followup.continued(question, history)
         if then is None:
-            return replace(analyse(STORY), asked=question)
+            return replace(analyse(STORY), typed=question)
         earlier, before, seen = then
         q = analyse(earlier, before)
         recalled = q.recalled if q.recalled and plain(q.recalled.text) not in seen else None
-        q = replace(q, seen=seen, recalled=recalled)
+        q = replace(q, seen=seen, recalled=recalled, typed=question)
         # More of a short answer is more of what the articles say on it, not a second short answer
         # read from the sentences left ("500", then "100", to "How many every fortnight?").
         return replace(q, kind="summary", topic=q.query) if q.kind == "factoid" and seen else q

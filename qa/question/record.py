@@ -43,6 +43,12 @@ class Question:
     # The sentences (as ``plain`` writes them) the answers to this question have shown, for a request
     # for more of them ("Tell me more"): its answer passes over them.
     seen: frozenset[str] = frozenset()
+    typed: str = ""  # a request for more as typed ("Tell me more."): ``asked`` is the question it continues
+
+    @property
+    def as_typed(self) -> str:
+        """What the user typed: the answer's question."""
+        return self.typed or self.asked
 
     @property
     def labels(self) -> frozenset[str]:
