@@ -248,6 +248,15 @@ def test_tell_me_more_after_a_short_answer_says_more_on_it_without_a_second_one(
     assert not {plain(c.text) for c in then.citations} & {plain(c.text) for c in first.citations}
 
 
+def test_tell_me_more_after_a_verdict_gives_no_second_verdict(real_qa: QA) -> None:
+    first = real_qa.answer("Did the US welcome the decree?")
+    assert first.verdict == "yes", first.text
+    then = real_qa.answer("Tell me more.", history=[(first.question, first)])
+    _cited(real_qa, then)
+    # Read again from the sentences left, the model said "No": more of a verdict is more on it.
+    assert then.verdict is None and then.kind == "summary", (then.verdict, then.text)
+
+
 def test_tell_me_more_when_nothing_more_is_said_says_so(real_qa: QA) -> None:
     """One sentence of the articles names Khalilzad: the who-is answer shows it, and no more is said."""
     first = real_qa.answer("Who is Zalmay Khalilzad?")

@@ -74,5 +74,7 @@ def test_more_of_a_short_answer_is_more_on_its_question_not_a_second_short_answe
     asked = "How many prisoners will be freed every day?"
     q = analyse("Tell me more.", [(asked, _answer(asked, "Every day, 100 prisoners will be freed."))])
     assert (q.kind, q.topic) == ("summary", asked)
+    verdict = analyse("Go on.", [("Did the US welcome the decree?", _answer("?", "The US welcomed it."))])
+    assert verdict.kind == "summary"  # not a second verdict read from the sentences left
     # A refused question asked again is refused again, as it was, not answered as a summary.
     assert analyse("Tell me more.", [(asked, _answer(asked))]).kind == "factoid"

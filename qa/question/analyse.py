@@ -19,6 +19,7 @@ from qa.text.words import tokenize
 NOT_NAMES = frozenset(Path(__file__).with_name("not_names.txt").read_text("utf-8").split())
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*"
 STORY = "What are these articles about?"  # what a request for more asks with nothing before it
+DECIDED = frozenset({"factoid", "yesno"})  # kinds whose answer decides: more of them is a summary
 _DATES = re.compile(rf"\b(?:1[89]\d\d|20\d\d)\b|\b{_MONTH}\.? \d{{1,2}}\b|\b\d{{1,2}} {_MONTH}\b")
 
 
@@ -33,9 +34,10 @@ def analyse(question: str, history: Sequence[object] | None = None) -> Question:
         q = analyse(earlier, before)
         recalled = q.recalled if q.recalled and plain(q.recalled.text) not in seen else None
         q = replace(q, seen=seen, recalled=recalled, typed=question)
-        # More of a short answer is more of what the articles say on it, not a second short answer
-        # read from the sentences left ("500", then "100", to "How many every fortnight?").
-        return replace(q, kind="summary", topic=q.query) if q.kind == "factoid" and seen else q
+        # More of a short answer or a verdict is more of what the articles say on it, not a second
+        # one read from the sentences left ("500", then "100", to "How many every fortnight?"; "Yes",
+        # then "No", to "Did the US welcome the decree?").
+        return replace(q, kind="summary", topic=q.query) if q.kind in DECIDED and seen else q
     query = followup.resolve(question, history)  # as typed: "So …?" may mark a follow-up
     # A follow-up whose pronoun was resolved reads as the standalone question it became ("Which
     # agency did Suhail Shaheen speak to?"); one resolved by context (a bracket) reads as asked.
