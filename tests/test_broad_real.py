@@ -264,6 +264,7 @@ def test_tell_me_more_when_nothing_more_is_said_says_so(real_qa: QA) -> None:
     then = real_qa.answer("Go on.", history=[("Who is Zalmay Khalilzad?", first)])
     assert not then.answered and then.notice_code == "no_more", (then.notice_code, then.text)
     assert then.text == "That is all the articles say about this." and not then.citations
+    assert not then.passages  # no "closest passages": they are the ones the answer above cited
 
 
 def test_what_someone_said_about_something_they_did_not_speak_of_is_refused(real_qa: QA) -> None:

@@ -144,9 +144,11 @@ def refused(draft: Draft, code: str, values: dict[str, str], reading: Reading) -
     """The refusal: the closest passages, and the notice saying why."""
     best, q = reading.best, draft.question
     text = NOT_IN_ENGLISH if code == "not_english" else NOTHING_MORE if code == "no_more" else NOT_COVERED
-    return Answer(q.as_typed, text, False,
-                  passages=draft.evidence.passages, query=q.query, evidence=round(draft.evidence.best, 4),
-                  timings=dict(draft.timings), notice=say(code, **values), notice_code=code, kind=q.kind,
+    # Nothing more to show: the closest passages are the ones the answers above cited.
+    passages = () if code == "no_more" else draft.evidence.passages
+    return Answer(q.as_typed, text, False, passages=passages, query=q.query,
+                  evidence=round(draft.evidence.best, 4), timings=dict(draft.timings),
+                  notice=say(code, **values), notice_code=code, kind=q.kind,
                   confidence=round(best.confidence, 4) if best else 0.0,
                   no_answer=round(reading.no_answer, 4), reader=reading.reader, model=reading.model,
                   trace=trace_of(draft, reading))
