@@ -18,15 +18,15 @@ from qa.text.normalise import plain
 
 MORE = Path(__file__).parents[1] / "eval" / "broad" / "more.jsonl"
 ROWS = [json.loads(line) for line in MORE.read_text("utf-8").splitlines() if line.strip()]
-# The requests the rule misses: blind-3's (written after the rule's words were fixed, and not used to
-# extend them), and asking what happened next in the story's own words.
+# The requests the rule misses (blind-4's were written after its words were fixed and never used to
+# extend them), and what-next questions in the story's own words ("and then what happened?").
 MISSED = {
-    "and then what happened?", "what's the rest", "is that all?", "and after that?", "the rest please",
-    "any other details?", "would you mind expanding on that a bit?", "ok and then what", "cont.",
-    "anything you left out?", "you stopped, finish pls", "that's it? nothing else?",
-    "can u continue from where u left off", "sorry, could you give me a bit more detail on that if possible",
-    "what happened next", "ok keep it coming", "fill me in on the rest",
-    "I'd appreciate a fuller picture if you have one",
+    "and then what happened?", "and after that?", "ok and then what", "you stopped, finish pls",
+    "what happened next", "I'd appreciate a fuller picture if you have one", "thanks, what else happened?",
+    "nice. anything else worth knowing?", "what did you leave out", "finish the thought",
+    "sorry if this is annoying but can you say more", "ok what's next", "give me the full picture",
+    "i feel like there's more, no?", "flesh that out a bit?", "thanks! anything i'm missing?",
+    "can you unpack that",
 }
 
 
@@ -78,3 +78,8 @@ def test_more_of_a_short_answer_is_more_on_its_question_not_a_second_short_answe
     assert verdict.kind == "summary"  # not a second verdict read from the sentences left
     # A refused question asked again is refused again, as it was, not answered as a summary.
     assert analyse("Tell me more.", [(asked, _answer(asked))]).kind == "factoid"
+
+
+@pytest.mark.parametrize("question", ["Will it continue?", "Did they go on?", "Would they continue?"])
+def test_a_yes_no_question_about_the_story_is_no_request_for_more(question: str) -> None:
+    assert not more(question)

@@ -49,14 +49,20 @@ _CONTRACTED = re.compile(r"\b(what|who|where|how)(?:[’']s|s)\b", re.IGNORECASE
 _TRAILING = re.compile(r"(?:,?\s+please|\s+for (?:me|us))(?=\s*[?.!]*$)", re.IGNORECASE)  # "…, please?"
 # A request for more of the last answer ("Tell me more", "What else?", "Go on"): a word asking for more,
 # and no word but the words of chat (thanks, ok, tell, know, details, this story…): nothing it names.
-_MORE = re.compile(r"\b(?:more|moar|else|further|deeper|everything|go(?:ing)? on|"
-                   r"keep (?:going|(?:th)?em coming)|continue|carry on|elaborate|expand|fill (?:me|us) in)\b|"
+_MORE = re.compile(r"\b(?:more|moar|else|other|further|deeper|everything|rest|go(?:ing)? on|cont\b\.?|"
+                   r"keep (?:going|on|it coming|(?:th)?em coming)|continu\w*|carry on|elaborat\w*|expand\w*|"
+                   r"fill (?:me|us) in|you (?:left out|skipped|missed)|(?:is )?that(?:'s| is)? (?:all|it))\b|"
                    r"\band\s*[?.!]*$", re.IGNORECASE)
+# A yes/no question about someone or something of the story ("Will it continue?", "Did they go on?")
+# asks about the story, not for more of the answer; "Can you go on?", "Is there more?" do.
+_ASKS_ABOUT = re.compile(r"^(?:will|would|did|does|do|is|are|was|were|has|have|had|can|could|should)\s+"
+                         r"(?:it|they|he|she|we|them|his|her|their|its)\b", re.IGNORECASE)
 _CHAT = ("thanks thank you thx ty ok okay hmm hm huh wow oh ah interesting great cool nice sure yeah yes "
          "alright right fine got it go going keep coming come continue carry elaborate expand dig deep "
          "deeper fill add tell say share give show know hear like love want mind listen listening detail "
          "details info information story stories article articles report reports news bit little please "
-         "pls plz something anything everything else more moar further point em I'm I'd don't")
+         "pls plz something anything everything nothing else more moar further point em I'm I'd don't "
+         "sorry possible if u ur rest other others cont left skipped missed")
 _WHY = re.compile(r"^(?:why\b|for what reason\b|what (?:is|was|are|were) the (?:reasons?|causes?|motives?)\b|"
                   r"what (?:caused|led to|prompted|drove)\b)")
 
@@ -94,7 +100,9 @@ def request(text: str) -> str:
 
 def more(text: str) -> bool:
     """Whether a question only asks for more of the last answer ("Tell me more.", "What else?")."""
-    return rules.on("question.more") and _MORE.search(text) is not None and set(tokenize(text)) <= _chat()
+    if not rules.on("question.more") or _ASKS_ABOUT.match(request(text).strip()):
+        return False
+    return _MORE.search(text) is not None and set(tokenize(text)) <= _chat()
 
 
 @cache
