@@ -7,18 +7,14 @@ from __future__ import annotations
 import time
 
 from eval.broad.nuggets import Nugget, holds
-from eval.broad.run import earlier_turns, engine_for
+from eval.broad.run import answers, earlier_turns, engine_for
+from eval.broad.score import mean
 from eval.progress import bar
 from eval.quality import metrics as m
-from qa import QA, Answer
+from qa import QA
 from qa.text.normalise import plain
 
 REQUEST = "Tell me more."
-
-
-def _shows(answer: Answer) -> bool:
-    """Whether an answer answers (a yes/no saying the articles do not say clearly does not)."""
-    return answer.answered and answer.verdict != "unclear"
 
 
 def turn(engine: QA, q: dict) -> dict:
@@ -30,13 +26,13 @@ def turn(engine: QA, q: dict) -> dict:
     seconds = time.perf_counter() - began
     shown = {plain(c.text) for c in first.citations} if first.answered else set()
     vital = [Nugget.of(n) for n in q["nuggets"] if n["vital"]]
-    texts = [a.text for a in (first, then) if _shows(a)]
+    texts = [a.text for a in (first, then) if answers(a)]
     return {"id": q["id"], "story": q["story"], "kind": q["kind"], "answerable": q["answerable"],
-            "first": _shows(first), "more": _shows(then), "more_kind": then.kind,
+            "first": answers(first), "more": answers(then), "more_kind": then.kind,
             "same_kind": then.kind == first.kind,
             "notice": then.notice_code, "sentences": len(then.citations) if then.answered else 0,
             "repeated": sum(plain(c.text) in shown for c in then.citations) if then.answered else 0,
-            "vital_first": _share([_shows(first) and holds(n, first.text) for n in vital]),
+            "vital_first": _share([answers(first) and holds(n, first.text) for n in vital]),
             "vital_both": _share([any(holds(n, t) for t in texts) for n in vital]),
             "words": len(then.text.split()) if then.answered else 0, "seconds": round(seconds, 3)}
 
@@ -67,8 +63,8 @@ def summary(records: list[dict]) -> dict:
     went_on = [r for r in answered if r["more"]]
     return {
         "questions": len(records),
-        "vital_first": _mean([r["vital_first"] for r in scored]),
-        "vital_with_more": _mean([r["vital_both"] for r in scored]),
+        "vital_first": mean([r["vital_first"] for r in scored]),
+        "vital_with_more": mean([r["vital_both"] for r in scored]),
         "answered_first": len(answered),
         "more_answered": len(went_on),
         "more_same_kind": sum(r["same_kind"] for r in went_on),
@@ -80,10 +76,6 @@ def summary(records: list[dict]) -> dict:
         "words_p50": m.percentile([r["words"] for r in went_on], 50) if went_on else 0,
         "seconds_p50": m.percentile([r["seconds"] for r in records], 50) if records else 0,
     }
-
-
-def _mean(values: list[float]) -> float:
-    return round(sum(values) / len(values), 4) if values else 0.0
 
 
 def line(s: dict) -> str:

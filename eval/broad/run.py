@@ -71,10 +71,15 @@ def ask_product(engine: QA, q: dict, history: list[tuple[str, Answer]]) -> Asked
     took, its kind, the texts it cites."""
     began = time.perf_counter()
     answer = engine.answer(q["question"], history=history or None)
-    # A yes/no answer saying the articles do not say clearly declines to answer: it counts as a refusal.
-    answered = answer.answered and answer.verdict != "unclear"
+    answered = answers(answer)
     cited = tuple(c.text for c in answer.citations)
     return answer.text, answered, time.perf_counter() - began, answer.kind, cited
+
+
+def answers(answer: Answer) -> bool:
+    """Whether an answer answers: a yes/no saying the articles do not say clearly declines to, and
+    counts as a refusal."""
+    return answer.answered and answer.verdict != "unclear"
 
 
 def ask_peer(peer: Peer, q: dict) -> Asked:

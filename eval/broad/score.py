@@ -73,9 +73,9 @@ def _figures(records: list[dict]) -> dict:
     shown = [r for r in records if r["answered"]]
     return {
         "questions": len(records),
-        "vital_recall": _mean([r["vital"] for r in scored]),
-        "all_recall": _mean([r["all"] for r in answerable if r["all"] is not None]),
-        "fully_answered": _mean([float(r["full"]) for r in scored]),
+        "vital_recall": mean([r["vital"] for r in scored]),
+        "all_recall": mean([r["all"] for r in answerable if r["all"] is not None]),
+        "fully_answered": mean([float(r["full"]) for r in scored]),
         "false_refusals": sum(not r["answered"] for r in answerable),
         "answerable": len(answerable),
         "unanswerable_refused": sum(not r["answered"] for r in unanswerable),
@@ -89,5 +89,5 @@ def _figures(records: list[dict]) -> dict:
     }
 
 
-def _mean(values: list[float]) -> float:
+def mean(values: list[float]) -> float:
     return round(sum(values) / len(values), 4) if values else 0.0

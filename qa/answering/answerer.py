@@ -18,7 +18,7 @@ from qa.config import Config
 from qa.readers.base import Reader, ReaderUnavailable, Reading, Sentences, Waiting
 from qa.readers.factory import Readers
 from qa.retrieval.retrieve import Mode
-from qa.sentences.gather import shown_in
+from qa.text.normalise import shown_in
 
 
 class Answerer:

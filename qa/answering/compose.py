@@ -16,7 +16,8 @@ from qa.notices import say
 from qa.passage import Passage
 from qa.question.record import Question
 from qa.readers.base import Reading
-from qa.sentences.gather import Evidence, shown_in
+from qa.sentences.gather import Evidence
+from qa.text.normalise import shown_in
 
 NOT_IN_ENGLISH = "The question is not in English."
 NOTHING_MORE = "That is all the articles say about this."

@@ -12,7 +12,7 @@ from qa.question import followup, forms
 from qa.question.asking import asking_of, focus
 from qa.question.kinds import WORD
 from qa.question.record import Question
-from qa.text.normalise import plain, undotted, without_possessive
+from qa.text.normalise import shown_in, undotted, without_possessive
 from qa.text.words import tokenize
 
 # Words that open a question or a clause in capitals without being names (not_names.txt).
@@ -27,12 +27,12 @@ def analyse(question: str, history: Sequence[object] | None = None) -> Question:
     """The question once for a whole answer: a follow-up made standalone, what it asks for (from the
     standalone form), the text a reader reads, and the names the user's own words hold."""
     if forms.more(question):  # "Tell me more": the last question again, past what its answers showed
-        then = followup.continued(question, history)
+        then = followup.continued(history)
         if then is None:
             return replace(analyse(STORY), typed=question)
         earlier, before, seen = then
         q = analyse(earlier, before)
-        recalled = q.recalled if q.recalled and plain(q.recalled.text) not in seen else None
+        recalled = q.recalled if q.recalled and not shown_in(q.recalled.text, seen) else None
         q = replace(q, seen=seen, recalled=recalled, typed=question)
         # More of a short answer or a verdict is more of what the articles say on it, not a second
         # one read from the sentences left ("500", then "100", to "How many every fortnight?"; "Yes",

@@ -126,11 +126,9 @@ def earlier_turn(question: str, history: Sequence[object] | None) -> tuple[str, 
 Continued = tuple[str, list[object], frozenset[str]]  # a question, its earlier turns, what was shown since
 
 
-def continued(question: str, history: Sequence[object] | None) -> Continued | None:
+def continued(history: Sequence[object] | None) -> Continued | None:
     """What a request for more ("Tell me more", "What else?") continues: the last question that was
     not one, its own earlier turns, and the sentences shown since it was asked (None: nothing to go on)."""
-    if not more(question):
-        return None
     items, seen = turns(history), set()
     for at in range(len(items) - 1, -1, -1):
         asked, answer = items[at]

@@ -13,7 +13,7 @@ from qa.question.record import Question
 from qa.sentences import evidence
 from qa.sentences.record import Sentence
 from qa.sentences.scoring import Embed, scores
-from qa.text.normalise import plain
+from qa.text.normalise import shown_in
 
 # Chunk ids with their retrieval scores, best first.
 Hits = Sequence[tuple[int, float]]
@@ -42,12 +42,6 @@ class Evidence:
         def unseen(sentences: tuple[Sentence, ...]) -> tuple[Sentence, ...]:
             return tuple(s for s in sentences if not shown_in(s.text, seen))
         return replace(self, cited=unseen(self.cited), read=unseen(self.read), leads=unseen(self.leads))
-
-
-def shown_in(text: str, seen: frozenset[str]) -> bool:
-    """Whether a sentence was shown before: itself, a copy, or part of a quotation cited whole."""
-    words = plain(text)
-    return bool(seen) and (words in seen or any(words in s for s in seen))
 
 
 class Gatherer:

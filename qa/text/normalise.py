@@ -56,6 +56,13 @@ def plain(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def shown_in(text: str, seen: frozenset[str]) -> bool:
+    """Whether a sentence was shown before (``seen``: ``plain`` texts): itself, a copy, or part of a
+    quotation cited whole."""
+    words = plain(text)
+    return bool(seen) and (words in seen or any(words in s for s in seen))
+
+
 @lru_cache(maxsize=1 << 14)
 def folded(text: str) -> tuple[str, tuple[int, ...]]:
     """text in the form phrases are found in, and each folded character's offset in text: lower
