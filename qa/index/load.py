@@ -19,6 +19,7 @@ from qa.index.annotations import Annotations
 from qa.index.lexical import BM25Index, TermWeights
 from qa.passage import Passage
 from qa.text.chunk import Chunk
+from qa.text.sentences import SPLITTING
 from qa.text.words import tokenize
 
 if TYPE_CHECKING:
@@ -199,4 +200,4 @@ def index_settings(model: str, embedder: str, chunk_size: int, chunk_overlap: in
     # "pooled": sentence vectors are their chunk's token vectors averaged (qa/embedding/pooling.py);
     # "embedded": each sentence went through the model alone.
     return {"model": model, "embedder": embedder, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap,
-            "sentence_vectors": "pooled" if pooled else "embedded", "nlp": nlp}
+            "sentence_vectors": "pooled" if pooled else "embedded", "nlp": nlp, "sentences": SPLITTING}

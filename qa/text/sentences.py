@@ -11,6 +11,9 @@ from qa.articles.load import headline
 # lower case, is one sentence broken across two lines ("or\nthose whose ...").
 _SOFT_BREAK = re.compile(r"(?<=[^.!?:;\"”’'\s])\n(?=[ \t]*[a-z(])")
 _HARD_BREAK = re.compile(r"\n+")
+# How sentences are split, kept with an index so that one split otherwise is rebuilt (2: a piece cut
+# after an abbreviation is glued back).
+SPLITTING = 2
 
 
 @lru_cache(maxsize=1)
@@ -70,11 +73,33 @@ def _split_block(flat: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _merge_fragments(flat: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Glue a fragment that has no letter (a stray quote or dash) onto the sentence before."""
+    """Glue onto the sentence before a piece that cannot start a sentence: one with no letter (a stray
+    quote or dash), or one the splitter cut off after an abbreviation (``_continues``)."""
     merged: list[tuple[int, int]] = []
     for span in spans:
-        if merged and not any(c.isalnum() for c in flat[span[0] : span[1]]):
+        piece = flat[span[0] : span[1]]
+        before = flat[merged[-1][0] : merged[-1][1]] if merged else ""
+        if merged and (not any(c.isalnum() for c in piece) or _continues(before, piece)):
             merged[-1] = (merged[-1][0], span[1])
         else:
             merged.append(span)
     return merged
+
+
+def _continues(before: str, piece: str) -> bool:
+    """Whether a piece goes on the sentence before it, cut after an abbreviation: it opens with a comma,
+    a dash or a small letter ("Sen. Josh Hawley, R-Mo. | , said", "LOUISVILLE, Ky. | — A petition",
+    "No. | of strikers"), or it names the zone or day of a time ("at 8 p.m. | ET", "at 1 a.m. | Monday")."""
+    if _DASH.match(piece):  # a dateline's sentence, not a byline ("— Tom Schad")
+        return any(w.islower() for w in piece.split())
+    if _CONTINUATION.match(piece):
+        return True
+    return bool(_CLOCK.search(before)) and bool(_ZONE_OR_DAY.match(piece))
+
+
+# A piece opening with one of these goes on the sentence before it; "iPhone", "eBay" and a web address
+# open sentences of their own.
+_CONTINUATION = re.compile(r"[,;:)\]]|(?!https?:|www\.)[a-z](?![a-z]*[A-Z])")
+_DASH = re.compile(r"[\u2014\u2013]|-{1,2}\s")
+_CLOCK = re.compile(r"\b[ap]\.m\.$", re.IGNORECASE)
+_ZONE_OR_DAY = re.compile(r"(?:[ECMP][SD]?T|GMT|UTC|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\b")
