@@ -80,3 +80,41 @@ def test_split_long_sentence_merges_exactly_with_its_neighbours() -> None:
         assert len(chunks) > 2
         for chunk in chunks:
             assert article.text[chunk.start : chunk.end] == chunk.text and len(chunk.text) <= size
+
+
+@pytest.mark.parametrize("text, first", [
+    ("Sen. Jane Roe, D-Ore., said the bill would pass easily. Others disagreed.",
+     "Sen. Jane Roe, D-Ore., said the bill would pass easily."),
+    ("The launch is set for 7:30 p.m. ET on Friday. Crews are ready.",
+     "The launch is set for 7:30 p.m. ET on Friday."),
+    ("The fair opens at 9 a.m. Monday at the town hall. Entry is free.",
+     "The fair opens at 9 a.m. Monday at the town hall."),
+    ("PORTLAND, Ore. — Rain fell all day on the city. Roads flooded.",
+     "PORTLAND, Ore. — Rain fell all day on the city."),
+    ("No. of strikers: 2,400", "No. of strikers: 2,400"),
+])
+def test_a_piece_cut_after_an_abbreviation_goes_back_on_its_sentence(text: str, first: str) -> None:
+    texts = [text[a:b] for a, b in split_sentences(text)]
+    assert texts[0] == first
+    assert len(texts) == (1 if first == text else 2)
+
+
+@pytest.mark.parametrize("text", [
+    "The shop closed at 5 p.m. The staff went home early.",  # a new sentence after a time
+    "The game ended in a tie on a late goal. — Jane Roe",  # a byline, not the sentence's dateline
+    "The storm hit the coast on Tuesday. https://example.com/storm-report",  # a web address
+])
+def test_a_sentence_after_an_abbreviation_stays_its_own(text: str) -> None:
+    assert len(split_sentences(text)) == 2
+
+
+def test_an_index_split_otherwise_is_out_of_date() -> None:
+    """An index whose sentences were split another way is rebuilt: how they are split is in its settings."""
+    from qa.index.load import index_settings, stale_reason
+    from qa.text.sentences import SPLITTING
+
+    settings = index_settings("m", "E", 500, 50, True, "nlp")
+    assert settings["sentences"] == SPLITTING
+    older = {k: v for k, v in settings.items() if k != "sentences"}  # an index built before the setting
+    assert "sentences" in (stale_reason(older, settings) or "")
+    assert stale_reason(settings, settings) is None
