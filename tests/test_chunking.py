@@ -102,6 +102,7 @@ def test_a_piece_cut_after_an_abbreviation_goes_back_on_its_sentence(text: str, 
 @pytest.mark.parametrize("text", [
     "The shop closed at 5 p.m. The staff went home early.",  # a new sentence after a time
     "The game ended in a tie on a late goal. — Jane Roe",  # a byline, not the sentence's dateline
+    "The final ended in a draw. — Jane Roe and Tom Lee of the Sun",
     "The storm hit the coast on Tuesday. https://example.com/storm-report",  # a web address
 ])
 def test_a_sentence_after_an_abbreviation_stays_its_own(text: str) -> None:

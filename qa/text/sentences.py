@@ -88,10 +88,10 @@ def _merge_fragments(flat: str, spans: list[tuple[int, int]]) -> list[tuple[int,
 
 def _continues(before: str, piece: str) -> bool:
     """Whether a piece goes on the sentence before it, cut after an abbreviation: it opens with a comma,
-    a dash or a small letter ("Sen. Josh Hawley, R-Mo. | , said", "LOUISVILLE, Ky. | — A petition",
+    a small letter or, after a dateline, a dash ("Sen. Josh Hawley, R-Mo. | , said", "LOUISVILLE, Ky. | — A",
     "No. | of strikers"), or it names the zone or day of a time ("at 8 p.m. | ET", "at 1 a.m. | Monday")."""
-    if _DASH.match(piece):  # a dateline's sentence, not a byline ("— Tom Schad")
-        return any(w.islower() for w in piece.split())
+    if _DASH.match(piece):  # a dateline's sentence, not a byline after a sentence ("— Tom Schad")
+        return bool(_DATELINE.match(before))
     if _CONTINUATION.match(piece):
         return True
     return bool(_CLOCK.search(before)) and bool(_ZONE_OR_DAY.match(piece))
@@ -101,5 +101,6 @@ def _continues(before: str, piece: str) -> bool:
 # open sentences of their own.
 _CONTINUATION = re.compile(r"[,;:)\]]|(?!https?:|www\.)[a-z](?![a-z]*[A-Z])")
 _DASH = re.compile(r"[\u2014\u2013]|-{1,2}\s")
+_DATELINE = re.compile(r"[A-Z][A-Z.'-]+(?: [A-Z][A-Z.'-]+)*, [A-Z][\w. ]{0,12}\.$")  # "PARKERSBURG, W. Va."
 _CLOCK = re.compile(r"\b[ap]\.m\.$", re.IGNORECASE)
 _ZONE_OR_DAY = re.compile(r"(?:[ECMP][SD]?T|GMT|UTC|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\b")
