@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
 from qa import rules
+from qa.answering.select import QUOTES
 from qa.config import Answering
 from qa.question.kinds import STRICT
 from qa.question.record import Question
@@ -104,28 +105,66 @@ def refusal(question: Question, evidence: float | None, missed: Sequence[str], l
 
 
 def quoted(question: Question, sentences: Iterable[Sentence]) -> bool:
-    """Whether a sentence reports what a what-was-said question's speaker said: a word of speech in
-    a sentence naming them, or in the sentence after one that does ("..., he added"), and sharing a
-    word of what the question asks about, if it asks about anything."""
-    if question.kind != "said" or not question.named or not rules.on("coverage.speaker"):
+    """Whether a sentence reports what a what-was-said question's speaker said (``says``)."""
+    if question.kind != "said" or not speakers(question) or not rules.on("coverage.speaker"):
         return True
-    names = {undotted(n.lower()) for n in question.named}
+    return any(says(question, s) for s in sentences)
+
+
+def says(question: Question, sentence: Sentence) -> bool:
+    """Whether a sentence reports what the question's speaker said: a word of speech in it, the speaker
+    named in it or in the sentence before ("..., he added"), and a word of what the question asks
+    about, if it asks about anything."""
+    names = {undotted(n.lower()) for n in speakers(question)}
     topic = _topic(question) if rules.on("coverage.speaker_topic") else set()
-    for s in sentences:
-        near = s.text + (" " + s.before.text if s.before is not None else "")
-        if SPEECH.search(s.text) and names & _words(near) and _shares(topic, s):
-            return True
-    return False
+    near = sentence.text
+    if sentence.before is not None and not _names_someone(sentence):  # "..., he added": the speaker before
+        near += " " + sentence.before.text
+    return bool(SPEECH.search(sentence.text) and names & _words(near) and _shares(topic, sentence))
+
+
+def _names_someone(sentence: Sentence) -> bool:
+    """Whether a sentence names a person of its own (whose words it then reports, not the last one's)."""
+    return rules.on("coverage.speaker_own") and any(tag[2] == "PERSON" for tag in sentence.tags)
+
+
+def speakers_own(question: Question) -> Callable[[Sentence], bool] | None:
+    """For a what-was-said question naming its speaker, whether a sentence is the speaker's: it reports
+    what they said (``says``), or goes on with a quotation of theirs; None for other questions."""
+    if question.kind != "said" or not speakers(question) or not rules.on("answering.said_by_speaker"):
+        return None
+
+    def theirs(sentence: Sentence) -> bool:
+        before = sentence.before
+        goes_on = before is not None and says(question, before) and any(q in sentence.text for q in QUOTES)
+        return says(question, sentence) or goes_on
+
+    return theirs
 
 
 def _shares(topic: set[str], sentence: Sentence) -> bool:
     """Whether the sentence, or the one before it, holds a word of what the question asks about
-    ("What did Trump say about the prisoner release?" is not answered by his promise); no topic, yes."""
+    ("What did Trump say about the prisoner release?" is not answered by his promise), or half its
+    words when it has several ("Sholly … about climate change's role in the flooding" is not answered
+    by his words on the flooding); no topic, yes."""
     before = sentence.before.terms if sentence.before is not None else ()
-    return not topic or bool(topic & {*sentence.terms, *before})
+    held = len(topic & {*sentence.terms, *before})
+    return not topic or held >= ((len(topic) + 1) // 2 if rules.on("coverage.speaker_topic_half") else 1)
 
 
 def _topic(question: Question) -> set[str]:
-    """The question's words besides its names and its words of speech ("the prisoner release")."""
-    names = {t for n in question.named for t in tokenize(n)}
+    """The question's words besides its speaker's names and its words of speech ("the prisoner release";
+    "Abdullah" in "What did Khalilzad say about Abdullah?")."""
+    names = {t for n in speakers(question) for t in tokenize(n)}
     return {t for t in question.terms - names if not SPEECH.search(t)}
+
+
+def speakers(question: Question) -> tuple[str, ...]:
+    """The names of who the question asks about the words of: those before its word of speech ("What
+    did Shaheen say about Abdullah?": Shaheen; "What do analysts say about the Taliban?": none), all
+    it names when it has no such word."""
+    asked = question.asked
+    found = SPEECH.search(asked)
+    if not found or not rules.on("coverage.speaker_first"):
+        return question.named
+    return tuple(n for n in question.named if 0 <= asked.find(n) < found.start())
