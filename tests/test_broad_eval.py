@@ -77,6 +77,16 @@ def test_the_written_set_is_well_formed() -> None:
     assert all(any(n["vital"] for n in r["nuggets"]) for r in rows if r["answerable"]), json.dumps(rows[0])
 
 
+def test_the_held_out_what_was_said_set_is_well_formed() -> None:
+    """24 what-was-said questions, 8 a story, half of them unanswerable (no nuggets), each answerable
+    one with a vital nugget."""
+    rows = run.load(path=run.QUESTIONS.with_name("said_heldout.jsonl"))
+    assert len({r["id"] for r in rows}) == len(rows) == 24 and {r["kind"] for r in rows} == {"said"}
+    assert all(sum(r["story"] == s for r in rows) == 8 for s in {r["story"] for r in rows})
+    assert sum(not r["answerable"] for r in rows) == 12
+    assert all(any(n["vital"] for n in r["nuggets"]) if r["answerable"] else not r["nuggets"] for r in rows)
+
+
 def test_each_vital_nugget_is_placed_at_the_first_stage_that_holds_it() -> None:
     from eval.broad.where import STAGES, stage, tally
 

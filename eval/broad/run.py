@@ -33,9 +33,9 @@ OVERRIDES = {"read_timeout": 3600.0, "reader": "lm"}
 IMPERATIVE = re.compile(r"^(summari[sz]e|list|tell|give|explain|describe|compare|name|outline)\b", re.I)
 
 
-def load(story: str | None = None, kinds: set[str] | None = None) -> list[dict]:
-    """The broad questions, of one story and some kinds when given."""
-    rows = [json.loads(line) for line in QUESTIONS.read_text("utf-8").splitlines() if line.strip()]
+def load(story: str | None = None, kinds: set[str] | None = None, path: Path = QUESTIONS) -> list[dict]:
+    """The broad questions (of another set when given a path), of one story and some kinds when given."""
+    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
     return [r for r in rows if (story is None or r["story"] == story) and (not kinds or r["kind"] in kinds)]
 
 
@@ -138,9 +138,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--requests", action="store_true",
                     help='each question asked as a chat request ("Could you please list …?", "OK, why …?")')
     ap.add_argument("--more", action="store_true", help='each question followed by "Tell me more."')
+    ap.add_argument("--questions", type=Path, default=QUESTIONS,
+                    help="another set of questions (eval/broad/said_heldout.jsonl: what was said, held out)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
-    questions = load(args.story, set(args.kinds.split(",")) if args.kinds else None)
+    questions = load(args.story, set(args.kinds.split(",")) if args.kinds else None, args.questions)
     if args.requests:
         questions = [q | {"question": as_request(q["question"])} for q in questions]
     if not questions:
