@@ -154,14 +154,9 @@ def _shares(topic: set[str], sentence: Sentence) -> bool:
 
 def _topic(question: Question) -> set[str]:
     """The question's words besides its speaker's names and its words of speech ("the prisoner release";
-    "Abdullah" in "What did Khalilzad say about Abdullah?"): after its word of speech, if it has one
-    (not "helicopter pilot" in "What did helicopter pilot Mark Taylor say about the rescues?")."""
+    "Abdullah" in "What did Khalilzad say about Abdullah?")."""
     names = {t for n in speakers(question) for t in tokenize(n)}
-    terms = set(question.terms)
-    found = SPEECH.search(question.asked)
-    if found and rules.on("coverage.speaker_first"):
-        terms &= set(tokenize(question.asked[found.end():]))
-    return {t for t in terms - names if not SPEECH.search(t)}
+    return {t for t in question.terms - names if not SPEECH.search(t)}
 
 
 def speakers(question: Question) -> tuple[str, ...]:
