@@ -4,7 +4,6 @@ that turning it off (QA_RULES_OFF) changes exactly that; every rule of the regis
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -81,11 +80,8 @@ def _engine(tmp_path: Path, fake_embedder: object, articles: dict[str, str], phr
     return QA(config, embedder=fake_embedder, runtime=FakeRuntime(phrase, p=p))  # type: ignore[arg-type]
 
 
-SHAHEEN = "Suhail Shaheen told AFP the Taliban would not talk."
 PORTER = {"library.md": "# Library\n\nThe council voted to build a new public library near the station.\n"
                         "Mayor Jane Porter said the library would hold 80,000 books.\n"}
-PORTER_ADDED = {"library.md": "# Library\n\nMayor Jane Porter said the library would hold 80,000 books.\n"
-                              "She added that it would stand near the station.\n"}
 RELEASES = {
     "march.md": "---\ndate: 2020-03-11\n---\n# Releases begin\n\nKandahar officials release 100 Zarghun "
                 "prisoners a day, the governor said.\n",
@@ -184,11 +180,6 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
         False),
     "coverage.speaker_topic": (lambda: coverage.quoted(analyse("What did Trump say about the release?"), [
         sentence("President Donald Trump promised to end the war and bring the troops home.")]), False),
-    "coverage.speaker_topic_half": (lambda: coverage.quoted(analyse(
-        "What did Sholly say about climate change's role in the flooding?"), [
-        sentence("Sholly said the flooding closed every road into the park.")]), False),
-    "coverage.speaker_own": (lambda: coverage.quoted(analyse("What did Ghani say about the Taliban?"), [
-        replace(sentence(SHAHEEN, ((0, 14, "PERSON"),)), before=sentence("Ghani signed it."))]), False),
     "coverage.speaker_first": (lambda: coverage.quoted(analyse("What did Shaheen say about Abdullah?"), [
         sentence("Abdullah said the decree was invalid.")]), False),
     "answering.boilerplate": (
@@ -224,10 +215,8 @@ ENGINE_CASES = {
                                   lambda a: a.answered),
     "answering.sentences_never_decline": (PORTER, "not in the articles", "What did Mayor Jane Porter say?",
                                           lambda a: a.answered),
-    "answering.lead_with_found": (PORTER_ADDED, "near the station", "What did Mayor Jane Porter say?",
+    "answering.lead_with_found": (PORTER, "near the station", "What did Mayor Jane Porter say?",
                                   lambda a: a.answered and "near the station" in a.citations[0].text),
-    "answering.said_by_speaker": (PORTER, "near the station", "What did Mayor Jane Porter say?",
-                                  lambda a: "80,000" in a.text and "council" not in a.text and not a.short),
     "recency.rivals": (RELEASES, "100", "How many Zarghun prisoners do Kandahar officials release a day?",
                        lambda a: a.short == "300"),
     "recency.dated_text": (RELEASES, "100", "How many Zarghun prisoners do Kandahar officials release a day?",

@@ -3,14 +3,12 @@ asks for. Which reader read is not composition's concern: each reading carries i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from qa import rules
 from qa.answer import NOT_COVERED, Answer, Trace
 from qa.answering import recency
 from qa.answering.cite import Fact, Pick, cited_sentences, cited_text, group_facts, lead_with_short, picks
-from qa.answering.coverage import speakers_own
 from qa.answering.reasons import with_reason
 from qa.answering.select import follows, more, shown
 from qa.config import Answering
@@ -19,7 +17,6 @@ from qa.passage import Passage
 from qa.question.record import Question
 from qa.readers.base import Reading
 from qa.sentences.gather import Evidence
-from qa.sentences.record import Sentence
 from qa.text.normalise import shown_in
 
 NOT_IN_ENGLISH = "The question is not in English."
@@ -71,11 +68,9 @@ class Composer:
         facts, span = recency.latest_first(scored, facts, rivals, span, self.policy)
         notice, values = shown.notice, shown.values
         if not shown.provisional:
-            facts = self.complete(draft, reading, facts, scored)
-            if span is not None and not _cites(facts, span):  # its sentence was not the answer's to show
-                span = None
             if span is None and notice is None:
                 notice = self.unshown(reading)
+            facts = self.complete(draft, reading, facts, scored)
         return answer_of(draft, reading, facts, span, Shown(notice, values, shown.provisional, shown.ahead,
                                                             shown.primary))
 
@@ -104,35 +99,14 @@ class BySentences(Composer):
         if draft.question.kind == "why" and reading.best is None:
             # Any sentence gathered may give the reason, not only those the reader was given.
             facts = with_reason(facts, (*reading.given, *draft.evidence.read), scored, draft.question.query)
-        q = draft.question
-        theirs = speakers_own(q)
-        if theirs is not None:  # "What did Gianforte say…": his words, never another's beside them
-            facts = _said_by(facts, theirs, (*draft.evidence.cited, *draft.evidence.read))
         cited = cited_sentences(facts)
-        rest = [s for s in draft.evidence.read if s.id not in cited and (theirs is None or theirs(s))]
-        seen = q.seen  # a request for more: not the sentence after one shown before
+        rest = [s for s in draft.evidence.read if s.id not in cited]
+        seen = draft.question.seen  # a request for more: not the sentence after one shown before
         after = [s for s in follows(facts[0][0].sentence) if s.id not in cited and not shown_in(s.text, seen)
-                 and (theirs is None or theirs(s))] if facts else []
+                 ] if facts else []
         leads = [group[0].sentence for group in facts]
         extra = more(rest, leads, self.policy.broad_fill, draft.question, after)
         return [*facts, *([Pick(s, s.score)] for s in extra)]
-
-
-def _said_by(facts: list[Fact], theirs: Callable[[Sentence], bool], pool: Sequence[Sentence]) -> list[Fact]:
-    """The facts that report the speaker's words; none of them: the best-scored sentence that does."""
-    linked = {s.id: s for s in pool if s.before is not None}  # a cited record may not know its neighbours
-    kept = [group for group in ([p for p in g if theirs(linked.get(p.sentence.id, p.sentence))]
-                                for g in facts) if group]
-    if kept:
-        return kept
-    best = max((s for s in pool if theirs(s)), key=lambda s: s.score, default=None)
-    return [[Pick(best, best.score)]] if best is not None else facts
-
-
-def _cites(facts: list[Fact], span: Passage) -> bool:
-    """Whether a fact's sentence holds the span."""
-    return any(p.sentence.source == span.source and p.sentence.start <= span.start
-               and span.end <= p.sentence.start + len(p.sentence.text) for group in facts for p in group)
 
 
 def _story_only(facts: list[Fact], keep_lead: bool) -> list[Fact]:

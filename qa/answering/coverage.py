@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
 from qa import rules
-from qa.answering.select import QUOTES
 from qa.config import Answering
 from qa.question.kinds import STRICT
 from qa.question.record import Question
@@ -117,39 +116,15 @@ def says(question: Question, sentence: Sentence) -> bool:
     about, if it asks about anything."""
     names = {undotted(n.lower()) for n in speakers(question)}
     topic = _topic(question) if rules.on("coverage.speaker_topic") else set()
-    near = sentence.text
-    if sentence.before is not None and not _names_someone(sentence):  # "..., he added": the speaker before
-        near += " " + sentence.before.text
+    near = sentence.text + (" " + sentence.before.text if sentence.before is not None else "")
     return bool(SPEECH.search(sentence.text) and names & _words(near) and _shares(topic, sentence))
-
-
-def _names_someone(sentence: Sentence) -> bool:
-    """Whether a sentence names a person of its own (whose words it then reports, not the last one's)."""
-    return rules.on("coverage.speaker_own") and any(tag[2] == "PERSON" for tag in sentence.tags)
-
-
-def speakers_own(question: Question) -> Callable[[Sentence], bool] | None:
-    """For a what-was-said question naming its speaker, whether a sentence is the speaker's: it reports
-    what they said (``says``), or goes on with a quotation of theirs; None for other questions."""
-    if question.kind != "said" or not speakers(question) or not rules.on("answering.said_by_speaker"):
-        return None
-
-    def theirs(sentence: Sentence) -> bool:
-        before = sentence.before
-        goes_on = before is not None and says(question, before) and any(q in sentence.text for q in QUOTES)
-        return says(question, sentence) or goes_on
-
-    return theirs
 
 
 def _shares(topic: set[str], sentence: Sentence) -> bool:
     """Whether the sentence, or the one before it, holds a word of what the question asks about
-    ("What did Trump say about the prisoner release?" is not answered by his promise), or half its
-    words when it has several ("Sholly … about climate change's role in the flooding" is not answered
-    by his words on the flooding); no topic, yes."""
+    ("What did Trump say about the prisoner release?" is not answered by his promise); no topic, yes."""
     before = sentence.before.terms if sentence.before is not None else ()
-    held = len(topic & {*sentence.terms, *before})
-    return not topic or held >= ((len(topic) + 1) // 2 if rules.on("coverage.speaker_topic_half") else 1)
+    return not topic or bool(topic & {*sentence.terms, *before})
 
 
 def _topic(question: Question) -> set[str]:
