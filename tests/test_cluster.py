@@ -403,9 +403,10 @@ def test_serve_answers_over_http_and_survives_a_killed_replica(cluster, clustere
             time.sleep(1)
         now = _worker_pids(cluster, "ServeReplica:qa:QAService")
         assert replicas[0] not in now and len(now) == 2, (replicas, now)
-        # SIGTERM stops `qa serve` cleanly (exit 0), and takes its application off the cluster.
+        # SIGTERM stops `qa serve` cleanly (exit 0), and takes its application off the cluster. Under
+        # the whole suite on 2 cores, Serve once took just over 60 s to stop both replicas (exit 0).
         server.send_signal(signal.SIGTERM)
-        assert server.wait(60) == 0, "".join(lines)[-2000:]
+        assert server.wait(120) == 0, "".join(lines)[-2000:]
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
