@@ -104,20 +104,19 @@ def refusal(question: Question, evidence: float | None, missed: Sequence[str], l
 
 
 def quoted(question: Question, sentences: Iterable[Sentence]) -> bool:
-    """Whether a sentence reports what a what-was-said question's speaker said (``says``)."""
-    if question.kind != "said" or not speakers(question) or not rules.on("coverage.speaker"):
+    """Whether a sentence reports what a what-was-said question's speaker said: a word of speech in
+    a sentence naming them, or in the sentence after one that does ("..., he added"), and sharing a
+    word of what the question asks about, if it asks about anything."""
+    speaker = speakers(question)
+    if question.kind != "said" or not speaker or not rules.on("coverage.speaker"):
         return True
-    return any(says(question, s) for s in sentences)
-
-
-def says(question: Question, sentence: Sentence) -> bool:
-    """Whether a sentence reports what the question's speaker said: a word of speech in it, the speaker
-    named in it or in the sentence before ("..., he added"), and a word of what the question asks
-    about, if it asks about anything."""
-    names = {undotted(n.lower()) for n in speakers(question)}
+    names = {undotted(n.lower()) for n in speaker}
     topic = _topic(question) if rules.on("coverage.speaker_topic") else set()
-    near = sentence.text + (" " + sentence.before.text if sentence.before is not None else "")
-    return bool(SPEECH.search(sentence.text) and names & _words(near) and _shares(topic, sentence))
+    for s in sentences:
+        near = s.text + (" " + s.before.text if s.before is not None else "")
+        if SPEECH.search(s.text) and names & _words(near) and _shares(topic, s):
+            return True
+    return False
 
 
 def _shares(topic: set[str], sentence: Sentence) -> bool:

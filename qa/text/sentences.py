@@ -15,6 +15,14 @@ _HARD_BREAK = re.compile(r"\n+")
 # after an abbreviation is glued back).
 SPLITTING = 2
 
+# A piece opening with one of these goes on the sentence before it; "iPhone", "eBay" and a web address
+# open sentences of their own.
+_CONTINUATION = re.compile(r"[,;:)\]]|(?!https?:|www\.)[a-z](?![a-z]*[A-Z])")
+_DASH = re.compile(r"[\u2014\u2013]|-{1,2}\s")
+_DATELINE = re.compile(r"[A-Z][A-Z.'-]+(?: [A-Z][A-Z.'-]+)*, [A-Z][\w. ]{0,12}\.$")  # "PARKERSBURG, W. Va."
+_CLOCK = re.compile(r"\b[ap]\.m\.$", re.IGNORECASE)
+_ZONE_OR_DAY = re.compile(r"(?:[ECMP][SD]?T|GMT|UTC|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\b")
+
 
 @lru_cache(maxsize=1)
 def _segmenter():  # pysbd has no type hints
@@ -78,8 +86,7 @@ def _merge_fragments(flat: str, spans: list[tuple[int, int]]) -> list[tuple[int,
     merged: list[tuple[int, int]] = []
     for span in spans:
         piece = flat[span[0] : span[1]]
-        before = flat[merged[-1][0] : merged[-1][1]] if merged else ""
-        if merged and (not any(c.isalnum() for c in piece) or _continues(before, piece)):
+        if merged and (not any(c.isalnum() for c in piece) or _continues(flat[slice(*merged[-1])], piece)):
             merged[-1] = (merged[-1][0], span[1])
         else:
             merged.append(span)
@@ -95,12 +102,3 @@ def _continues(before: str, piece: str) -> bool:
     if _CONTINUATION.match(piece):
         return True
     return bool(_CLOCK.search(before)) and bool(_ZONE_OR_DAY.match(piece))
-
-
-# A piece opening with one of these goes on the sentence before it; "iPhone", "eBay" and a web address
-# open sentences of their own.
-_CONTINUATION = re.compile(r"[,;:)\]]|(?!https?:|www\.)[a-z](?![a-z]*[A-Z])")
-_DASH = re.compile(r"[\u2014\u2013]|-{1,2}\s")
-_DATELINE = re.compile(r"[A-Z][A-Z.'-]+(?: [A-Z][A-Z.'-]+)*, [A-Z][\w. ]{0,12}\.$")  # "PARKERSBURG, W. Va."
-_CLOCK = re.compile(r"\b[ap]\.m\.$", re.IGNORECASE)
-_ZONE_OR_DAY = re.compile(r"(?:[ECMP][SD]?T|GMT|UTC|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\b")
