@@ -87,6 +87,29 @@ def test_the_held_out_what_was_said_set_is_well_formed() -> None:
     assert all(any(n["vital"] for n in r["nuggets"]) if r["answerable"] else not r["nuggets"] for r in rows)
 
 
+def test_the_held_out_yes_no_sets_are_well_formed() -> None:
+    """Two blind sets of 36 yes/no questions, 12 a story: 4 yes, 4 no and 4 unanswerable (no nuggets)
+    each, every answerable one with its verdict and one vital nugget."""
+    for name in ("yesno_heldout.jsonl", "yesno_heldout2.jsonl"):
+        rows = run.load(path=run.QUESTIONS.with_name(name))
+        assert len({r["id"] for r in rows}) == len(rows) == 36 and {r["kind"] for r in rows} == {"yesno"}
+        for story in {r["story"] for r in rows}:
+            theirs = [r.get("verdict") for r in rows if r["story"] == story]
+            assert [theirs.count(v) for v in ("yes", "no", None)] == [4, 4, 4], (name, story)
+        assert all((len(r["nuggets"]) == 1 and r["nuggets"][0]["vital"]) if r["answerable"]
+                   else not r["nuggets"] for r in rows)
+
+
+def test_the_held_out_broad_set_is_well_formed() -> None:
+    """54 blind questions, 18 a story, two of each kind but yes/no, 3 a story unanswerable."""
+    rows = run.load(path=run.QUESTIONS.with_name("broad_heldout.jsonl"))
+    assert len({r["id"] for r in rows}) == len(rows) == 54
+    stories, kinds = {r["story"] for r in rows}, {r["kind"] for r in rows}
+    assert all(sum(r["kind"] == k for r in rows if r["story"] == s) == 2 for s in stories for k in kinds)
+    assert all(sum(not r["answerable"] for r in rows if r["story"] == s) == 3 for s in stories)
+    assert all(any(n["vital"] for n in r["nuggets"]) if r["answerable"] else not r["nuggets"] for r in rows)
+
+
 def test_each_vital_nugget_is_placed_at_the_first_stage_that_holds_it() -> None:
     from eval.broad.where import STAGES, stage, tally
 
