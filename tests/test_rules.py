@@ -14,7 +14,7 @@ from qa import QA, Answer, Config, rules
 from qa.answering import coverage
 from qa.answering.cite import Pick, group_facts
 from qa.answering.reasons import gives_reason
-from qa.answering.select import about, follows, more, names_in, on_topic, shown
+from qa.answering.select import covers, follows, more, names_in, on_topic, shown
 from qa.answering.shapes import definition, says_ahead
 from qa.answering.sides import sides_of
 from qa.config import Answering
@@ -188,8 +188,9 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
         "US negotiator Zalmay Khalilzad welcomed the decree.", ((0, 30, "NP", "nsubj"),)),
         "Zalmay Khalilzad"), "US negotiator"),
     "answering.own_questions": (lambda: shown(sentence("What parts of Yellowstone are damaged?")), False),
-    "answering.verdict_on_topic": (lambda: about(sentence("Montana Gov. Greg Gianforte declared a disaster."),
-                                                 analyse("Did Idaho's governor declare a disaster?")), False),
+    "answering.verdict_on_topic": (lambda: covers(
+        [sentence("Montana Gov. Greg Gianforte declared a disaster.")],
+        analyse("Did Idaho's governor declare a disaster?")), False),
     "question.requests": (lambda: analyse("Could you list the demands?").kind, "list"),
     "question.more": (lambda: analyse("What else?", [("Why did the talks stall?", None)]).kind, "why"),
     "answering.list_names": (lambda: names_in(

@@ -121,15 +121,20 @@ def on_topic(sentence: Sentence, question: Question) -> bool:
     return shares and (not names or any(n in text for n in names))
 
 
-def about(sentence: Sentence, question: Question) -> bool:
-    """Whether a sentence names everything the question names and shares another of its words: what a
-    yes or a no can stand on ("Did Idaho's governor declare a disaster?" is not answered by Montana's)."""
+def covers(sentences: Sequence[Sentence], question: Question) -> bool:
+    """Whether the sentences name, between them, everything the question names, one naming some of it
+    sharing another of its words: what a yes or a no can stand on ("Did Idaho's governor declare a
+    disaster?" is not answered by Montana's governor beside a park in Idaho)."""
     if not rules.on("answering.verdict_on_topic"):
         return True
     names = [n.lower() for n in question.hinges if not n.isdigit()]
-    text = sentence.text.lower()
+    texts = [s.text.lower() for s in sentences]
     others = question.terms - {t for n in names for t in tokenize(n)}
-    return all(n in text for n in names) and bool(others & set(sentence.terms))
+    # Between them, not each in one: "Did the US envoy Zalmay Khalilzad react positively to Ghani's
+    # decree?" is answered by "US negotiator Zalmay Khalilzad welcomed the decree", which names no Ghani.
+    return all(any(n in t for t in texts) for n in names) and any(
+        others & set(s.terms) and (not names or any(n in t for n in names))
+        for s, t in zip(sentences, texts, strict=True))
 
 
 def copies(a: Sentence, b: Sentence) -> bool:

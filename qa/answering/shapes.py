@@ -14,8 +14,8 @@ from qa.answering.compose import Composer, Draft, Shown, refused
 from qa.answering.layout import Piece, broad_answer
 from qa.answering.select import (
     WORDS,
-    about,
     centrality,
+    covers,
     mmr,
     more,
     names_in,
@@ -177,8 +177,8 @@ class YesNo(Broad):
     fills = True
 
     def verdict(self, draft: Draft, reading: Reading) -> str | None:
-        if reading.verdict in ("yes", "no") and not any(about(s, draft.question) for s in reading.given):
-            return "unclear"  # no sentence it read is about what was asked: its yes or no stands on nothing
+        if reading.verdict in ("yes", "no") and not covers(reading.given, draft.question):
+            return "unclear"  # what it read is not about what was asked: its yes or no stands on nothing
         return reading.verdict  # None when the model could not read: the sentences alone, with a notice
 
     def pieces(self, draft: Draft, reading: Reading) -> tuple[list[Piece], str | None]:
