@@ -59,6 +59,17 @@ def test_coverage_matches_forms_of_a_name_and_exact_numbers() -> None:
     assert coverage.missing(ask("Who is the Afghan president?"), ["Afghanistan's president"]) == []
 
 
+def test_a_year_or_month_named_is_covered_by_an_articles_date() -> None:
+    # Reports seldom write their own year: the article's date covers it, and only its own.
+    text = ["Floodwaters tore through Gardiner on Monday."]
+    asked = ask("What happened at Yellowstone in June 2022?")
+    assert coverage.missing(asked, text, ["2022-06-14"]) == ["Yellowstone"]
+    assert coverage.missing(asked, text + ["Yellowstone closed."], ["2022-06-14", None]) == []
+    assert coverage.missing(asked, text, ["2021-06-14"]) == ["Yellowstone", "2022"]
+    assert coverage.missing(asked, text, ["2022-07-01"]) == ["Yellowstone", "June"]
+    assert coverage.missing(asked, text, ["not a date"]) == ["Yellowstone", "June", "2022"]
+
+
 def test_coverage_reads_initials_with_or_without_dots_and_the_countrys_name() -> None:
     # News writes "U.S." where a question writes "US": that is one name, mentioned.
     assert ask("Which U.S. state sued Meta?").named == ("US", "Meta")

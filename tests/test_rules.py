@@ -163,6 +163,8 @@ CASES: dict[str, tuple[Callable[[], object], object]] = {
                                                  Answering()) or ("",))[0], "names_missing"),
     "coverage.name_forms": (lambda: coverage.missing(analyse("How many prisoners did Iran free?"),
                                                      ["Iranian officials freed 1,500."]), []),
+    "coverage.article_dates": (lambda: coverage.missing(analyse("What happened in June 2022?"),
+                                                        ["Floods closed the park."], ["2022-06-14"]), []),
     "coverage.aliases": (lambda: coverage.missing(analyse("Which U.S. state sued?"),
                                                   ["The United States sued."]), []),
     "answering.same_short": (lambda: len(group_facts([

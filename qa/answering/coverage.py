@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -57,10 +58,26 @@ def _covered(hinge: str, words: frozenset[str]) -> bool:
                for w in words if w[:2] == hinge[:2])
 
 
-def missing(question: Question, texts: Iterable[str]) -> list[str]:
-    """The names and numbers of the question as typed that none of the texts mention."""
-    words = frozenset().union(*(_words(t) for t in texts))
+def missing(question: Question, texts: Iterable[str], dates: Iterable[str | None] = ()) -> list[str]:
+    """The names and numbers of the question as typed that none of the texts mention, nor the dates
+    (YYYY-MM-DD) of the articles they come from."""
+    words = frozenset().union(*(_words(t) for t in [*texts, *dated(dates)]))
     return [h for h in question.named if not _covered(h, words)]
+
+
+def dated(dates: Iterable[str | None]) -> list[str]:
+    """The articles' dates as news writes them ("14 June 2022"): a report seldom writes its own year,
+    so "What happened at Yellowstone in June 2022?" is covered by an article of 14 June 2022."""
+    if not rules.on("coverage.article_dates"):
+        return []
+    out = []
+    for iso in dict.fromkeys(d for d in dates if d):
+        try:
+            day = dt.date.fromisoformat(iso[:10])
+        except ValueError:
+            continue
+        out.append(f"{day.day} {day:%B %Y}")
+    return out
 
 
 def lacks_kind(question: Question, sentences: Iterable[Sentence]) -> bool:

@@ -44,8 +44,8 @@ class Drafter:
             evidence = replace(evidence, leads=tuple(leads))
         if q.seen:  # a request for more: what the last answers showed is not shown again
             evidence = evidence.past(q.seen)
-        missing = tuple(coverage.missing(q, [p.text for p in evidence.pool if q.kind in BROAD]
-                                         or [p.text for p in evidence.passages]))
+        passages = [p for p in evidence.pool if q.kind in BROAD] or list(evidence.passages)
+        missing = tuple(coverage.missing(q, [p.text for p in passages], [p.date for p in passages]))
         lacks = coverage.lacks_kind(q, evidence.cited)
         timings = {"retrieve_ms": (retrieved - began) * 1000,
                    "answer_ms": (time.perf_counter() - retrieved) * 1000}
