@@ -3,7 +3,9 @@ a citation, and the set's figures, on answers written out here."""
 
 from __future__ import annotations
 
+import calendar
 import json
+import re
 
 import pytest
 
@@ -108,6 +110,18 @@ def test_the_held_out_broad_set_is_well_formed() -> None:
     assert all(sum(r["kind"] == k for r in rows if r["story"] == s) == 2 for s in stories for k in kinds)
     assert all(sum(not r["answerable"] for r in rows if r["story"] == s) == 3 for s in stories)
     assert all(any(n["vital"] for n in r["nuggets"]) if r["answerable"] else not r["nuggets"] for r in rows)
+
+
+def test_the_held_out_dates_set_is_well_formed() -> None:
+    """24 blind questions naming a year or a month, 12 a story: 8 of the news's own time, 4 of
+    another time the articles do not report (unanswerable, no nuggets)."""
+    rows = run.load(path=run.QUESTIONS.with_name("dates_heldout.jsonl"))
+    assert len({r["id"] for r in rows}) == len(rows) == 24
+    for story in {r["story"] for r in rows}:
+        assert [r["answerable"] for r in rows if r["story"] == story].count(False) == 4
+    assert all(any(n["vital"] for n in r["nuggets"]) if r["answerable"] else not r["nuggets"] for r in rows)
+    when = re.compile(r"\b(1[89]|20)\d\d\b|" + "|".join(calendar.month_name[1:]))
+    assert all(when.search(r["question"]) for r in rows)
 
 
 def test_each_vital_nugget_is_placed_at_the_first_stage_that_holds_it() -> None:
