@@ -130,6 +130,17 @@ def test_a_yes_or_no_about_someone_no_sentence_read_is_about_does_not_say_clearl
     _cited(real_qa, answer)
 
 
+def test_a_yes_or_no_stands_on_the_names_asked_about_across_the_sentences_read(real_qa: QA) -> None:
+    """No sentence names both the Trump administration and Abdullah: one says the administration
+    opposed a parallel government, others that Abdullah set one up. Between them they name what was
+    asked (answering.verdict_on_topic), so the model's No stands, its sentences cited."""
+    answer = real_qa.answer("Did the Trump administration back Abdullah's move to set up a rival government?")
+    read_by_model(answer)
+    assert answer.kind == "yesno" and answer.verdict == "no", (answer.verdict, answer.text)
+    assert answer.text.startswith("No. ") and "parallel government" in answer.text, answer.text
+    _cited(real_qa, answer)
+
+
 def test_a_comparison_attributes_each_position_to_its_side(real_qa: QA) -> None:
     answer = real_qa.answer("How do Ghani's and Abdullah's claims to the presidency differ?")
     no_fallback(answer)
