@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -13,6 +12,7 @@ from qa import rules
 from qa.config import Answering
 from qa.question.kinds import STRICT
 from qa.question.record import Question
+from qa.sentences.evidence import day_of
 from qa.sentences.record import Sentence
 from qa.text.normalise import undotted
 from qa.text.words import WORD, looks_english, tokenize
@@ -70,14 +70,8 @@ def dated(dates: Iterable[str | None]) -> list[str]:
     so "What happened at Yellowstone in June 2022?" is covered by an article of 14 June 2022."""
     if not rules.on("coverage.article_dates"):
         return []
-    out = []
-    for iso in dict.fromkeys(d for d in dates if d):
-        try:
-            day = dt.date.fromisoformat(iso[:10])
-        except ValueError:
-            continue
-        out.append(f"{day.day} {day:%B %Y}")
-    return out
+    days = dict.fromkeys(day for day in map(day_of, dates) if day is not None)
+    return [f"{day.day} {day:%B %Y}" for day in days]
 
 
 def lacks_kind(question: Question, sentences: Iterable[Sentence]) -> bool:

@@ -44,7 +44,8 @@ class Drafter:
             evidence = replace(evidence, leads=tuple(leads))
         if q.seen:  # a request for more: what the last answers showed is not shown again
             evidence = evidence.past(q.seen)
-        passages = [p for p in evidence.pool if q.kind in BROAD] or list(evidence.passages)
+        # A broad question's names are looked for in its whole pool, a quiz question's in its passages.
+        passages = evidence.pool if q.kind in BROAD and evidence.pool else evidence.passages
         missing = tuple(coverage.missing(q, [p.text for p in passages], [p.date for p in passages]))
         lacks = coverage.lacks_kind(q, evidence.cited)
         timings = {"retrieve_ms": (retrieved - began) * 1000,
